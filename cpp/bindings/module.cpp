@@ -1,0 +1,239 @@
+// The pybind11 module schedlab._core: thin conversion between NumPy arrays and the core's
+// columnar structs. No scheduling logic lives here.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "schedlab/cluster.h"
+#include "schedlab/registry.h"
+#include "schedlab/results.h"
+#include "schedlab/workload.h"
+
+namespace py = pybind11;
+using namespace schedlab;
+
+namespace {
+
+// Moves a vector into a NumPy array without copying its elements.
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({heap->size()}, {sizeof(T)}, heap->data(), owner);
+}
+
+// A read-only view of a vector owned by `self` (kept alive by the array).
+template <class T>
+py::array_t<T> view(const std::vector<T>& v, py::handle self) {
+  py::array_t<T> a({v.size()}, {sizeof(T)}, v.data(), self);
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+template <class T>
+std::vector<T> column(const py::dict& d, const char* name, bool required = false) {
+  if (!d.contains(name)) {
+    if (required) throw std::invalid_argument(std::string("missing column '") + name + "'");
+    return {};
+  }
+  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(d[name]);
+  if (!a) throw std::invalid_argument(std::string("column '") + name + "' cannot be read as numbers");
+  if (a.ndim() != 1) throw std::invalid_argument(std::string("column '") + name + "' must be one-dimensional");
+  return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+ParamValues to_values(const py::dict& d) {
+  ParamValues v;
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    py::handle val = item.second;
+    if (py::isinstance<py::str>(val)) v.strings[key] = val.cast<std::string>();
+    else if (py::isinstance<py::bool_>(val)) v.numbers[key] = val.cast<bool>() ? 1.0 : 0.0;
+    else {
+      try {
+        v.numbers[key] = val.cast<double>();
+      } catch (const py::cast_error&) {
+        throw std::invalid_argument("parameter '" + key + "' must be a number, a boolean or a string");
+      }
+    }
+  }
+  return v;
+}
+
+py::dict spec_dict(const ParamSpec& s) {
+  static const char* types[] = {"number", "integer", "boolean", "choice", "text"};
+  py::dict d;
+  d["name"] = s.name;
+  d["type"] = types[s.type];
+  if (s.type == ParamSpec::Choice || s.type == ParamSpec::Text) d["default"] = s.default_choice;
+  else if (s.type == ParamSpec::Boolean) d["default"] = s.default_number != 0;
+  else if (s.type == ParamSpec::Integer) d["default"] = static_cast<int64_t>(s.default_number);
+  else d["default"] = s.default_number;
+  d["min"] = s.min;
+  d["max"] = s.max;
+  d["choices"] = s.choices;
+  d["doc"] = s.doc;
+  return d;
+}
+
+py::dict result_dict(SimResult&& r) {
+  py::dict out;
+  py::dict jobs, attempts, extra_j, extra_a, series, counters;
+  jobs["start_time"] = to_numpy(std::move(r.job_start));
+  jobs["finish_time"] = to_numpy(std::move(r.job_finish));
+  for (auto& [k, v] : r.job_extra) jobs[py::str(k)] = to_numpy(std::move(v));
+  attempts["task"] = to_numpy(std::move(r.att_task));
+  attempts["node"] = to_numpy(std::move(r.att_node));
+  attempts["start"] = to_numpy(std::move(r.att_start));
+  attempts["finish"] = to_numpy(std::move(r.att_finish));
+  attempts["status"] = to_numpy(std::move(r.att_status));
+  attempts["locality"] = to_numpy(std::move(r.att_locality));
+  attempts["slot"] = to_numpy(std::move(r.att_slot));
+  attempts["speculative"] = to_numpy(std::move(r.att_speculative));
+  for (auto& [k, v] : r.att_extra) attempts[py::str(k)] = to_numpy(std::move(v));
+  for (auto& [k, v] : r.counters) counters[py::str(k)] = v;
+  for (auto& [name, ts] : r.series) {
+    py::dict cols;
+    for (size_t i = 0; i < ts.names.size(); ++i) cols[py::str(ts.names[i])] = to_numpy(std::move(ts.columns[i]));
+    series[py::str(name)] = cols;
+  }
+  out["jobs"] = jobs;
+  out["attempts"] = attempts;
+  out["counters"] = counters;
+  out["series"] = series;
+  out["events"] = r.events;
+  out["end_time"] = r.end_time;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "schedlab's C++ simulation core";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::logic_error& e) {
+      PyErr_SetString(PyExc_RuntimeError, (std::string("internal error: ") + e.what()).c_str());
+    }
+  });
+
+  py::class_<Workload, std::shared_ptr<Workload>>(m, "Workload")
+      .def(py::init([](py::dict jobs, py::dict tasks) {
+             auto w = std::make_shared<Workload>();
+             w->submit_time = column<double>(jobs, "submit_time", true);
+             w->user = column<int32_t>(jobs, "user");
+             w->queue = column<int32_t>(jobs, "queue");
+             w->weight = column<double>(jobs, "weight");
+             w->deadline = column<double>(jobs, "deadline");
+             w->task_job = column<int32_t>(tasks, "job", true);
+             w->task_stage = column<uint8_t>(tasks, "stage");
+             w->work = column<double>(tasks, "work", true);
+             w->estimate = column<double>(tasks, "estimate");
+             w->input_bytes = column<double>(tasks, "input_bytes");
+             w->output_bytes = column<double>(tasks, "output_bytes");
+             w->vcores = column<double>(tasks, "vcores");
+             w->memory = column<double>(tasks, "memory");
+             w->replica_begin = column<int64_t>(tasks, "replica_begin");
+             w->replica_node = column<int32_t>(tasks, "replica_node");
+             w->finalize();
+             return w;
+           }),
+           py::arg("jobs"), py::arg("tasks"))
+      .def_property_readonly("n_jobs", &Workload::n_jobs)
+      .def_property_readonly("n_tasks", &Workload::n_tasks)
+      .def("columns", [](py::object self) {
+        const Workload& w = self.cast<const Workload&>();
+        py::dict jobs, tasks;
+        jobs["submit_time"] = view(w.submit_time, self);
+        jobs["user"] = view(w.user, self);
+        jobs["queue"] = view(w.queue, self);
+        jobs["weight"] = view(w.weight, self);
+        jobs["deadline"] = view(w.deadline, self);
+        jobs["n_maps"] = view(w.n_maps, self);
+        jobs["task_begin"] = view(w.task_begin, self);
+        tasks["job"] = view(w.task_job, self);
+        tasks["stage"] = view(w.task_stage, self);
+        tasks["work"] = view(w.work, self);
+        tasks["estimate"] = view(w.estimate, self);
+        tasks["input_bytes"] = view(w.input_bytes, self);
+        tasks["output_bytes"] = view(w.output_bytes, self);
+        tasks["vcores"] = view(w.vcores, self);
+        tasks["memory"] = view(w.memory, self);
+        tasks["replica_begin"] = view(w.replica_begin, self);
+        tasks["replica_node"] = view(w.replica_node, self);
+        return py::make_tuple(jobs, tasks);
+      });
+
+  py::class_<Cluster, std::shared_ptr<Cluster>>(m, "Cluster")
+      .def(py::init([](py::dict c, int32_t n_racks) {
+             auto cl = std::make_shared<Cluster>();
+             cl->rack = column<int32_t>(c, "rack", true);
+             cl->speed = column<double>(c, "speed", true);
+             cl->map_slots = column<int32_t>(c, "map_slots", true);
+             cl->reduce_slots = column<int32_t>(c, "reduce_slots", true);
+             cl->slots = column<int32_t>(c, "slots", true);
+             cl->vcores = column<double>(c, "vcores", true);
+             cl->memory = column<double>(c, "memory", true);
+             cl->node_type = column<int32_t>(c, "node_type", true);
+             cl->n_racks = n_racks;
+             cl->validate();
+             return cl;
+           }),
+           py::arg("columns"), py::arg("n_racks"))
+      .def_property_readonly("n_nodes", &Cluster::size);
+
+  m.def("engines", [] {
+    py::list out;
+    for (auto& e : engines()) {
+      py::dict d;
+      d["name"] = e.name;
+      d["summary"] = e.summary;
+      py::list opts;
+      for (auto& s : e.options) opts.append(spec_dict(s));
+      d["options"] = opts;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("schedulers", [] {
+    py::list out;
+    for (auto& s : schedulers()) {
+      py::dict d;
+      d["name"] = s.name;
+      d["engine"] = s.engine;
+      d["citation"] = s.citation;
+      d["summary"] = s.summary;
+      py::list params;
+      for (auto& p : s.params) params.append(spec_dict(p));
+      d["params"] = params;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def(
+      "run",
+      [](std::shared_ptr<Cluster> cluster, std::shared_ptr<Workload> workload, const std::string& scheduler,
+         py::dict scheduler_params, py::dict options, uint64_t seed) {
+        RunRequest req;
+        req.cluster = cluster.get();
+        req.workload = workload.get();
+        req.scheduler = scheduler;
+        req.scheduler_params = to_values(scheduler_params);
+        req.options = to_values(options);
+        req.seed = seed;
+        SimResult r;
+        {
+          py::gil_scoped_release release;
+          r = schedlab::run(req);
+        }
+        return result_dict(std::move(r));
+      },
+      py::arg("cluster"), py::arg("workload"), py::arg("scheduler"), py::arg("scheduler_params"),
+      py::arg("options"), py::arg("seed"));
+}

@@ -1,0 +1,73 @@
+// The simulation's event heap: plain structs ordered by (time, sequence number). The sequence
+// number is assigned at push time, so simultaneous events fire in the order they were created
+// and every run is deterministic.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+struct Event {
+  double time;
+  uint64_t seq;
+  uint32_t kind;  // meaning is private to the simulation that pushed it
+  uint32_t a;     // small payload: e.g. a node id or a job id
+  uint64_t b;     // larger payload: e.g. an attempt id or a generation counter
+};
+
+class EventQueue {
+ public:
+  void push(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
+    heap_.push_back(Event{time, next_seq_++, kind, a, b});
+    sift_up(heap_.size() - 1);
+  }
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  const Event& top() const { return heap_.front(); }
+  Event pop() {
+    Event e = heap_.front();
+    heap_.front() = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down(0);
+    return e;
+  }
+  void reserve(size_t n) { heap_.reserve(n); }
+  void clear() { heap_.clear(); next_seq_ = 0; }
+  uint64_t pushed() const { return next_seq_; }
+
+ private:
+  static bool before(const Event& x, const Event& y) {
+    return x.time < y.time || (x.time == y.time && x.seq < y.seq);
+  }
+  // A 4-ary heap: shallower than a binary heap, so fewer cache misses per pop.
+  void sift_up(size_t i) {
+    Event e = heap_[i];
+    while (i > 0) {
+      size_t p = (i - 1) / 4;
+      if (!before(e, heap_[p])) break;
+      heap_[i] = heap_[p];
+      i = p;
+    }
+    heap_[i] = e;
+  }
+  void sift_down(size_t i) {
+    const size_t n = heap_.size();
+    Event e = heap_[i];
+    for (;;) {
+      size_t c = 4 * i + 1;
+      if (c >= n) break;
+      size_t best = c;
+      const size_t end = c + 4 < n ? c + 4 : n;
+      for (size_t k = c + 1; k < end; ++k)
+        if (before(heap_[k], heap_[best])) best = k;
+      if (!before(heap_[best], e)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = e;
+  }
+  std::vector<Event> heap_;
+  uint64_t next_seq_ = 0;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,212 @@
+// The MapReduce slot simulator: Hadoop-1 TaskTrackers that heartbeat to a JobTracker, typed
+// map/reduce slots (or one untyped pool, or YARN-style <vcores, memory> containers), map
+// locality, a reduce shuffle that cannot end before the job's last map, and slowstart.
+//
+// A scheduler (mr::Scheduler) is called on heartbeats and other events and acts only through
+// the narrow set of operations of mr::Sim (launch, kill, set a node's slot split, timers).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedlab/cluster.h"
+#include "schedlab/event_queue.h"
+#include "schedlab/params.h"
+#include "schedlab/random.h"
+#include "schedlab/registry.h"
+#include "schedlab/results.h"
+#include "schedlab/workload.h"
+
+namespace schedlab::mr {
+
+// How slots are accounted on a node.
+enum class SlotModel : uint8_t {
+  Typed,       // Hadoop 1: map_slots run maps, reduce_slots run reduces (a scheduler may borrow)
+  Pooled,      // one pool of map_slots + reduce_slots; the scheduler types a slot when it uses it
+  Containers,  // YARN: a task fits when its <vcores, memory> fits in the node's free capacity
+};
+
+enum TaskState : uint8_t { kPending = 0, kActive = 1, kDone = 2 };
+
+struct Options {
+  double heartbeat_interval = -1;  // seconds; < 0 = Hadoop 1's max(1 s * ceil(nodes/100), 0.3 s)
+  bool out_of_band_heartbeat = false;  // a node also heartbeats as soon as a task ends on it
+  double slowstart = 0.05;             // completed-map fraction before reduces may start
+  double rack_local_factor = 1.2;      // map duration multiplier when reading from the rack
+  double remote_factor = 1.5;          // map duration multiplier when reading off-rack
+  double network_bandwidth = 1.25e8;   // bytes/s a reduce fetches its shuffle input at
+  int replication = 3;                 // replicas drawn per map when the workload has none
+  double time_limit = std::numeric_limits<double>::infinity();
+  double sample_interval = 0;          // > 0: record slot-usage time series every so many seconds
+
+  static const std::vector<ParamSpec>& specs();
+  static Options from(const Params& p);
+};
+
+struct Attempt {
+  int32_t task;
+  int32_t node;
+  double start;
+  double finish;       // planned finish while running; actual end once over
+  double copy_end;     // reduces: when the shuffle (copy) phase ends; NaN until known
+  uint8_t status;      // AttemptStatus
+  uint8_t locality;    // Locality
+  uint8_t slot_type;   // kMap or kReduce: which kind of slot it occupies
+  uint8_t speculative;
+  int32_t slot_pos;         // position of the slot on its node (Gantt charts); -1 past 64
+  int64_t prev_same_task;   // previous attempt of the same task, or -1
+};
+
+struct JobState {
+  int32_t pending[2] = {0, 0};
+  int32_t running[2] = {0, 0};  // tasks with at least one running attempt
+  int32_t done[2] = {0, 0};
+  int32_t running_attempts[2] = {0, 0};
+  double start = std::numeric_limits<double>::quiet_NaN();
+  double finish = std::numeric_limits<double>::quiet_NaN();
+  double map_finish = std::numeric_limits<double>::quiet_NaN();
+  bool submitted = false;
+};
+
+class Sim;
+
+// A scheduling policy plugged into the MapReduce engine.
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual SlotModel slot_model() const { return SlotModel::Typed; }
+  virtual void init(Sim&) {}
+  virtual void on_job_submitted(Sim&, int32_t /*job*/) {}
+  // Hadoop assigns tasks only here: the node reports its free slots and gets work back.
+  virtual void on_heartbeat(Sim&, int32_t node) = 0;
+  virtual void on_attempt_finished(Sim&, int64_t /*attempt*/) {}
+  virtual void on_stage_finished(Sim&, int32_t /*job*/, int /*stage*/) {}
+  virtual void on_job_finished(Sim&, int32_t /*job*/) {}
+  virtual void on_timer(Sim&, uint64_t /*tag*/) {}
+  // Called at the end so a scheduler can add its counters and series.
+  virtual void finish(Sim&, SimResult&) {}
+};
+
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const Params&)>;
+void register_scheduler(SchedulerInfo info, SchedulerFactory factory);
+
+class Sim {
+ public:
+  Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options,
+      uint64_t seed);
+  SimResult run();
+
+  // ---- reading state ----
+  double now() const { return now_; }
+  const Cluster& cluster() const { return cluster_; }
+  const Workload& workload() const { return wl_; }
+  const Options& options() const { return opt_; }
+  int32_t n_nodes() const { return static_cast<int32_t>(cluster_.size()); }
+  const JobState& job(int32_t j) const { return jobs_[j]; }
+  TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
+  const Attempt& attempt(int64_t a) const { return attempts_[a]; }
+  int64_t n_attempts() const { return static_cast<int64_t>(attempts_.size()); }
+  const std::vector<int32_t>& active_jobs() const { return active_jobs_; }  // submitted, unfinished, in submission order
+  bool reduces_allowed(int32_t job) const;  // slowstart met
+  int32_t map_capacity(int32_t node) const { return cap_[2 * node]; }
+  int32_t reduce_capacity(int32_t node) const { return cap_[2 * node + 1]; }
+  int32_t running_on(int32_t node, int slot_type) const { return used_[2 * node + slot_type]; }
+  int32_t free_slots(int32_t node, int slot_type) const;   // depends on the slot model
+  double free_vcores(int32_t node) const { return free_vcores_[node]; }
+  double free_memory(int32_t node) const { return free_mem_[node]; }
+  int32_t total_map_slots() const { return total_cap_[0]; }
+  int32_t total_reduce_slots() const { return total_cap_[1]; }
+  int64_t total_pending(int stage) const { return total_pending_[stage]; }
+  int64_t total_running(int stage) const { return total_running_[stage]; }
+  double heartbeat_interval() const { return hb_interval_; }
+  Locality locality(int32_t task, int32_t node) const;
+  const std::vector<int32_t>& replicas_of(int32_t task, std::vector<int32_t>& scratch) const;
+  double expected_duration(int32_t task, int32_t node) const;  // work / speed * locality factor
+  Random& rng() { return sched_rng_; }
+  uint64_t events_processed() const { return events_; }
+
+  // Whether `task` could start on `node` in a slot of `slot_type` now (slot model aware).
+  bool fits(int32_t task, int32_t node, int slot_type) const;
+  // Attempts of a task, newest first: for (a = last_attempt(t); a >= 0; a = attempt(a).prev_same_task)
+  int64_t last_attempt(int32_t task) const { return task_last_attempt_[task]; }
+  int32_t running_attempts(int32_t task) const { return task_running_attempts_[task]; }
+
+  // ---- finding pending tasks of a job (Hadoop's per-job task caches) ----
+  // A pending map of `job` whose input is on `node` (kNodeLocal), on its rack (kRackLocal) or
+  // anywhere (kRemote); returns -1 if none at or better than `max_level`.
+  int32_t find_map(int32_t job, int32_t node, Locality max_level);
+  int32_t find_reduce(int32_t job);
+  int32_t find_pending(int32_t job, int stage) { return stage == kMap ? find_map(job, 0, kRemote) : find_reduce(job); }
+  bool has_local_map(int32_t job, int32_t node, Locality max_level);
+
+  // ---- acting ----
+  // Starts an attempt of `task` on `node` in a slot of type `slot_type` (default: the task's
+  // own stage). Throws std::logic_error if the node has no room: schedulers must check.
+  int64_t launch(int32_t task, int32_t node, int slot_type = -1, bool speculative = false);
+  void kill(int64_t attempt);
+  void set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots);
+  void set_timer(double at, uint64_t tag);
+  void add_counter(const std::string& name, double v) { counters_[name] += v; }
+  TimeSeries& series(const std::string& name, const std::vector<std::string>& columns);
+
+ private:
+  enum EventKind : uint32_t { kArrival, kHeartbeat, kAttemptEnd, kTimer, kSample };
+  void submit(int32_t job);
+  void heartbeat(int32_t node);
+  void attempt_end(int64_t a);
+  void wake_parked_nodes();
+  void finish_reduce_copy(int32_t job);
+  void schedule_attempt_end(int64_t a);
+  void sample();
+  void release(int64_t attempt);
+  void place_replicas();
+  void build_job_index(int32_t job);
+
+  const Cluster& cluster_;
+  const Workload& wl_;
+  Scheduler& sched_;
+  Options opt_;
+  uint64_t seed_;
+  EventQueue events_q_;
+  Random sched_rng_;
+  double now_ = 0;
+  uint64_t events_ = 0;
+  double hb_interval_ = 1;
+
+  // replicas (from the workload, or drawn here when it has none)
+  std::vector<int64_t> rep_begin_;
+  std::vector<int32_t> rep_node_;
+
+  std::vector<JobState> jobs_;
+  std::vector<uint8_t> task_state_;
+  std::vector<int32_t> task_running_attempts_;
+  std::vector<Attempt> attempts_;
+  std::vector<int32_t> active_jobs_;
+  std::vector<int32_t> fresh_cursor_[2];  // next never-launched task per job and stage
+  std::vector<std::vector<int32_t>> requeued_[2];  // tasks to re-run, served first
+  // per job: node -> pending local maps, rack -> pending rack maps (built at submission)
+  std::vector<std::unordered_map<int32_t, std::vector<int32_t>>> node_maps_, rack_maps_;
+  std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
+
+  std::vector<int32_t> cap_, used_;  // 2 per node
+  std::vector<double> free_vcores_, free_mem_;
+  std::vector<uint8_t> parked_;
+  std::vector<double> hb_phase_;
+  std::vector<uint64_t> slot_bits_;  // per node: occupied slot positions
+  std::vector<int64_t> task_last_attempt_;
+  uint64_t heartbeats_ = 0, oob_heartbeats_ = 0;
+  int32_t total_cap_[2] = {0, 0};
+  int64_t total_pending_[2] = {0, 0};
+  int64_t total_running_[2] = {0, 0};
+  int64_t unfinished_jobs_ = 0;
+  int64_t n_parked_ = 0;
+  std::map<std::string, double> counters_;
+  std::map<std::string, TimeSeries> series_;
+};
+
+}  // namespace schedlab::mr

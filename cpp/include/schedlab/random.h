@@ -1,0 +1,75 @@
+// Seeded random streams with the project's own sampling code, so that results are identical
+// bit for bit across compilers and standard libraries (std::*_distribution are not portable).
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+namespace schedlab {
+
+// SplitMix64: expands one 64-bit seed into well-mixed state words.
+inline uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// xoshiro256** generator. A simulation derives independent streams from (seed, stream id), so
+// adding draws to one mechanism never perturbs another's sequence.
+class Random {
+ public:
+  explicit Random(uint64_t seed = 0, uint64_t stream = 0) { reseed(seed, stream); }
+
+  void reseed(uint64_t seed, uint64_t stream = 0) {
+    uint64_t x = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1));
+    for (auto& w : s_) w = splitmix64(x);
+  }
+
+  uint64_t next_u64() {
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+
+  // Uniform on [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+  // Uniform integer on [0, n), unbiased (rejection on the 64-bit range).
+  uint64_t below(uint64_t n) {
+    if (n <= 1) return 0;
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t r;
+    do { r = next_u64(); } while (r >= limit);
+    return r % n;
+  }
+
+  // Exponential with the given mean.
+  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+
+  // Standard normal by the Box-Muller transform (one value per call; the pair's twin is
+  // discarded to keep the stream position a pure function of the call count).
+  double normal(double mean = 0.0, double sd = 1.0) {
+    double u1 = uniform();
+    while (u1 <= 0.0) u1 = uniform();
+    const double u2 = uniform();
+    return mean + sd * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
+  double lognormal(double mu, double sigma) { return std::exp(normal(mu, sigma)); }
+
+  // Pareto with scale xm and shape alpha.
+  double pareto(double xm, double alpha) { return xm / std::pow(1.0 - uniform(), 1.0 / alpha); }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+}  // namespace schedlab

@@ -1,0 +1,574 @@
+// The MapReduce slot simulator (see schedlab/mapreduce.h).
+//
+// Runtime model, per attempt:
+//   map:    duration = work / speed(node) * locality factor (1, rack_local_factor, remote_factor)
+//   reduce: copy phase ends at max(launch + shuffle, last map end + shuffle / n_maps), where
+//           shuffle = input_bytes / network_bandwidth: the last map's share of the output can
+//           only be fetched after that map ends. Then work / speed(node) of sort+reduce.
+// Heartbeats: node i first reports at interval * i / n, then every interval, as Hadoop 1
+// TaskTrackers do. When nothing is pending or running anywhere, nodes stop heartbeating and
+// resume on their own grid when work arrives: the schedule is unchanged, idle time is free.
+#include "schedlab/mapreduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace schedlab::mr {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::unordered_map<std::string, SchedulerFactory>& factories() {
+  static std::unordered_map<std::string, SchedulerFactory> f;
+  return f;
+}
+}  // namespace
+
+const std::vector<ParamSpec>& Options::specs() {
+  static const std::vector<ParamSpec> s = {
+      ParamSpec::number("heartbeat_interval", -1, -1, 1e6,
+                        "TaskTracker heartbeat period in seconds; -1 = Hadoop 1's max(1 s x ceil(nodes/100), 0.3 s)"),
+      ParamSpec::boolean("out_of_band_heartbeat", false, "a node also heartbeats as soon as a task ends on it"),
+      ParamSpec::number("slowstart", 0.05, 0, 1, "fraction of a job's maps that must be complete before its reduces may start"),
+      ParamSpec::number("rack_local_factor", 1.2, 1, 100, "map duration multiplier when its input is read from another node of the rack"),
+      ParamSpec::number("remote_factor", 1.5, 1, 100, "map duration multiplier when its input is read from another rack"),
+      ParamSpec::number("network_bandwidth", 1.25e8, 1e-9, 1e15, "bytes per second at which a reduce fetches its shuffle input"),
+      ParamSpec::integer("replication", 3, 1, 1000, "replicas drawn for each map input when the workload gives none (HDFS placement)"),
+      ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+      ParamSpec::number("sample_interval", 0, 0, 1e9, "> 0: record slot usage every so many seconds (series 'slots')"),
+  };
+  return s;
+}
+
+Options Options::from(const Params& p) {
+  Options o;
+  o.heartbeat_interval = p.number("heartbeat_interval");
+  o.out_of_band_heartbeat = p.boolean("out_of_band_heartbeat");
+  o.slowstart = p.number("slowstart");
+  o.rack_local_factor = p.number("rack_local_factor");
+  o.remote_factor = p.number("remote_factor");
+  o.network_bandwidth = p.number("network_bandwidth");
+  o.replication = static_cast<int>(p.integer("replication"));
+  o.time_limit = p.number("time_limit");
+  o.sample_interval = p.number("sample_interval");
+  return o;
+}
+
+void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
+  info.engine = "mapreduce";
+  factories()[info.name] = std::move(factory);
+  schedlab::register_scheduler(std::move(info));
+}
+
+void register_engine() {
+  EngineInfo e;
+  e.name = "mapreduce";
+  e.summary = "Hadoop-1 style heartbeat-driven slot simulator (typed slots, pooled slots or YARN containers)";
+  e.options = Options::specs();
+  e.run = [](const RunRequest& r) {
+    const SchedulerInfo& info = find_scheduler(r.scheduler);
+    Params sp(info.name, info.params, r.scheduler_params);
+    Params op("simulate options (mapreduce engine)", Options::specs(), r.options);
+    auto sched = factories().at(info.name)(sp);
+    Sim sim(*r.cluster, *r.workload, *sched, Options::from(op), r.seed);
+    return sim.run();
+  };
+  schedlab::register_engine(std::move(e));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options,
+         uint64_t seed)
+    : cluster_(cluster), wl_(workload), sched_(scheduler), opt_(options), seed_(seed), sched_rng_(seed, 2) {
+  const int32_t n = n_nodes();
+  if (n == 0) throw std::invalid_argument("cluster has no nodes");
+  hb_interval_ = opt_.heartbeat_interval >= 0 ? opt_.heartbeat_interval
+                                               : std::max(1.0 * std::ceil(n / 100.0), 0.3);
+  if (!(hb_interval_ > 0)) throw std::invalid_argument("simulate option 'heartbeat_interval' must be positive");
+  const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
+  jobs_.assign(nj, JobState{});
+  task_state_.assign(nt, kPending);
+  task_running_attempts_.assign(nt, 0);
+  task_last_attempt_.assign(nt, -1);
+  for (int s = 0; s < 2; ++s) {
+    fresh_cursor_[s].assign(nj, 0);
+    requeued_[s].assign(nj, {});
+  }
+  for (size_t j = 0; j < nj; ++j) {
+    fresh_cursor_[0][j] = static_cast<int32_t>(wl_.task_begin[j]);
+    fresh_cursor_[1][j] = static_cast<int32_t>(wl_.task_begin[j] + wl_.n_maps[j]);
+  }
+  node_maps_.resize(nj);
+  rack_maps_.resize(nj);
+  waiting_reduces_.resize(nj);
+  cap_.resize(2 * n);
+  used_.assign(2 * n, 0);
+  slot_bits_.assign(n, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    cap_[2 * i] = cluster_.map_slots[i];
+    cap_[2 * i + 1] = cluster_.reduce_slots[i];
+    total_cap_[0] += cap_[2 * i];
+    total_cap_[1] += cap_[2 * i + 1];
+  }
+  free_vcores_ = cluster_.vcores;
+  free_mem_ = cluster_.memory;
+  parked_.assign(n, 1);
+  n_parked_ = n;
+  hb_phase_.resize(n);
+  for (int32_t i = 0; i < n; ++i) hb_phase_[i] = hb_interval_ * i / n;
+  unfinished_jobs_ = static_cast<int64_t>(nj);
+  place_replicas();
+}
+
+// HDFS default placement: first replica on a random node, second on a node of another rack,
+// third on another node of the second's rack; any further ones on random distinct nodes.
+void Sim::place_replicas() {
+  if (wl_.has_replicas()) {
+    rep_begin_ = wl_.replica_begin;
+    rep_node_ = wl_.replica_node;
+    return;
+  }
+  const int32_t n = n_nodes();
+  std::vector<std::vector<int32_t>> rack_nodes(cluster_.n_racks);
+  for (int32_t i = 0; i < n; ++i) rack_nodes[cluster_.rack[i]].push_back(i);
+  Random rng(seed_, 1);
+  const int r = std::min(opt_.replication, n);
+  rep_begin_.assign(wl_.n_tasks() + 1, 0);
+  rep_node_.reserve(static_cast<size_t>(r) * wl_.n_tasks());
+  int32_t chosen[1024];
+  for (size_t t = 0; t < wl_.n_tasks(); ++t) {
+    if (wl_.task_stage[t] == kMap) {
+      int k = 0;
+      auto taken = [&](int32_t x) { return std::find(chosen, chosen + k, x) != chosen + k; };
+      chosen[k++] = static_cast<int32_t>(rng.below(n));
+      if (k < r) {
+        const int32_t r0 = cluster_.rack[chosen[0]];
+        int32_t pick = -1;
+        if (cluster_.n_racks > 1) {
+          int32_t other = static_cast<int32_t>(rng.below(cluster_.n_racks - 1));
+          if (other >= r0) ++other;
+          auto& cand = rack_nodes[other];
+          if (!cand.empty()) pick = cand[rng.below(cand.size())];
+        }
+        if (pick < 0) do { pick = static_cast<int32_t>(rng.below(n)); } while (taken(pick));
+        chosen[k++] = pick;
+      }
+      if (k < r) {
+        auto& cand = rack_nodes[cluster_.rack[chosen[1]]];
+        int32_t pick = -1;
+        if (cand.size() > 1) {
+          do { pick = cand[rng.below(cand.size())]; } while (taken(pick));
+        } else {
+          do { pick = static_cast<int32_t>(rng.below(n)); } while (taken(pick));
+        }
+        chosen[k++] = pick;
+      }
+      while (k < r && k < 1024) {
+        int32_t pick;
+        do { pick = static_cast<int32_t>(rng.below(n)); } while (taken(pick));
+        chosen[k++] = pick;
+      }
+      rep_node_.insert(rep_node_.end(), chosen, chosen + k);
+    }
+    rep_begin_[t + 1] = static_cast<int64_t>(rep_node_.size());
+  }
+}
+
+void Sim::build_job_index(int32_t j) {
+  const int64_t b = wl_.task_begin[j], e = b + wl_.n_maps[j];
+  auto& nm = node_maps_[j];
+  auto& rm = rack_maps_[j];
+  // Descending order so that the back of each list is the lowest pending task index.
+  for (int64_t t = e - 1; t >= b; --t) {
+    int32_t last_rack = -1;
+    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) {
+      const int32_t node = rep_node_[k];
+      nm[node].push_back(static_cast<int32_t>(t));
+      const int32_t rk = cluster_.rack[node];
+      if (rk != last_rack) {
+        auto& v = rm[rk];
+        if (v.empty() || v.back() != t) v.push_back(static_cast<int32_t>(t));
+        last_rack = rk;
+      }
+    }
+  }
+}
+
+Locality Sim::locality(int32_t task, int32_t node) const {
+  if (wl_.task_stage[task] != kMap || rep_begin_[task] == rep_begin_[task + 1]) return kNoLocality;
+  bool rack = false;
+  const int32_t my_rack = cluster_.rack[node];
+  for (int64_t k = rep_begin_[task]; k < rep_begin_[task + 1]; ++k) {
+    if (rep_node_[k] == node) return kNodeLocal;
+    rack |= cluster_.rack[rep_node_[k]] == my_rack;
+  }
+  return rack ? kRackLocal : kRemote;
+}
+
+const std::vector<int32_t>& Sim::replicas_of(int32_t task, std::vector<int32_t>& scratch) const {
+  scratch.assign(rep_node_.begin() + rep_begin_[task], rep_node_.begin() + rep_begin_[task + 1]);
+  return scratch;
+}
+
+double Sim::expected_duration(int32_t task, int32_t node) const {
+  double d = wl_.estimate[task] / cluster_.speed[node];
+  const Locality l = locality(task, node);
+  if (l == kRackLocal) d *= opt_.rack_local_factor;
+  if (l == kRemote) d *= opt_.remote_factor;
+  return d;
+}
+
+bool Sim::reduces_allowed(int32_t job) const {
+  const int32_t m = wl_.n_maps[job];
+  if (m == 0) return true;
+  const double need = std::ceil(opt_.slowstart * m - 1e-9);
+  return jobs_[job].done[kMap] >= std::max(need, opt_.slowstart > 0 ? 1.0 : 0.0) || jobs_[job].done[kMap] == m;
+}
+
+int32_t Sim::free_slots(int32_t node, int slot_type) const {
+  switch (sched_.slot_model()) {
+    case SlotModel::Typed: return cap_[2 * node + slot_type] - used_[2 * node + slot_type];
+    case SlotModel::Pooled: return cap_[2 * node] + cap_[2 * node + 1] - used_[2 * node] - used_[2 * node + 1];
+    case SlotModel::Containers: return free_vcores_[node] > 1e-9 && free_mem_[node] > 1e-9 ? 1 : 0;
+  }
+  return 0;
+}
+
+bool Sim::fits(int32_t task, int32_t node, int slot_type) const {
+  if (sched_.slot_model() == SlotModel::Containers)
+    return wl_.vcores[task] <= free_vcores_[node] + 1e-9 && wl_.memory[task] <= free_mem_[node] + 1e-9;
+  return free_slots(node, slot_type) > 0;
+}
+
+int32_t Sim::find_map(int32_t job, int32_t node, Locality max_level) {
+  auto pending = [&](int32_t t) { return task_state_[t] == kPending; };
+  auto& rq = requeued_[kMap][job];
+  while (!rq.empty() && !pending(rq.front())) rq.erase(rq.begin());
+  for (int32_t t : rq)
+    if (pending(t) && (locality(t, node) <= max_level || locality(t, node) == kNoLocality)) return t;
+  auto nit = node_maps_[job].find(node);
+  if (nit != node_maps_[job].end()) {
+    auto& v = nit->second;
+    while (!v.empty() && !pending(v.back())) v.pop_back();
+    if (!v.empty()) return v.back();
+  }
+  if (max_level >= kRackLocal) {
+    auto rit = rack_maps_[job].find(cluster_.rack[node]);
+    if (rit != rack_maps_[job].end()) {
+      auto& v = rit->second;
+      while (!v.empty() && !pending(v.back())) v.pop_back();
+      if (!v.empty()) return v.back();
+    }
+  }
+  int32_t& c = fresh_cursor_[kMap][job];
+  const int32_t end = static_cast<int32_t>(wl_.task_begin[job] + wl_.n_maps[job]);
+  while (c < end && !pending(c)) ++c;
+  if (c < end) {
+    const Locality l = locality(c, node);
+    if (l <= max_level || l == kNoLocality) return c;
+  }
+  return -1;
+}
+
+bool Sim::has_local_map(int32_t job, int32_t node, Locality max_level) { return find_map(job, node, max_level) >= 0; }
+
+int32_t Sim::find_reduce(int32_t job) {
+  auto& rq = requeued_[kReduce][job];
+  while (!rq.empty() && task_state_[rq.front()] != kPending) rq.erase(rq.begin());
+  if (!rq.empty()) return rq.front();
+  int32_t& c = fresh_cursor_[kReduce][job];
+  const int32_t end = static_cast<int32_t>(wl_.task_begin[job + 1]);
+  while (c < end && task_state_[c] != kPending) ++c;
+  return c < end ? c : -1;
+}
+
+int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative) {
+  if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
+  if (node < 0 || node >= n_nodes()) throw std::logic_error("launch: no such node");
+  const int32_t job = wl_.task_job[task];
+  const int stage = wl_.task_stage[task];
+  if (slot_type < 0) slot_type = stage;
+  if (!jobs_[job].submitted) throw std::logic_error("launch: job not yet submitted");
+  if (task_state_[task] == kDone) throw std::logic_error("launch: task already finished");
+  if (task_state_[task] == kActive && !speculative) throw std::logic_error("launch: task already running (use a speculative attempt)");
+  if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
+
+  const int64_t a = static_cast<int64_t>(attempts_.size());
+  Attempt at{};
+  at.task = task;
+  at.node = node;
+  at.start = now_;
+  at.copy_end = kNaN;
+  at.status = kRunning;
+  at.locality = locality(task, node);
+  at.slot_type = static_cast<uint8_t>(slot_type);
+  at.speculative = speculative ? 1 : 0;
+  at.prev_same_task = task_last_attempt_[task];
+  task_last_attempt_[task] = a;
+
+  JobState& js = jobs_[job];
+  if (task_state_[task] == kPending) {
+    task_state_[task] = kActive;
+    js.pending[stage]--;
+    js.running[stage]++;
+    total_pending_[stage]--;
+    total_running_[stage]++;
+  }
+  task_running_attempts_[task]++;
+  js.running_attempts[stage]++;
+  if (std::isnan(js.start)) js.start = now_;
+  used_[2 * node + slot_type]++;
+  if (sched_.slot_model() == SlotModel::Containers) {
+    free_vcores_[node] -= wl_.vcores[task];
+    free_mem_[node] -= wl_.memory[task];
+  }
+  // lowest free slot position on the node, for Gantt charts
+  int32_t pos = -1;
+  if (~slot_bits_[node]) {
+    pos = __builtin_ctzll(~slot_bits_[node]);
+    slot_bits_[node] |= (1ULL << pos);
+  }
+  at.slot_pos = pos;
+
+  const double speed = cluster_.speed[node];
+  if (stage == kMap) {
+    double d = wl_.work[task] / speed;
+    if (at.locality == kRackLocal) d *= opt_.rack_local_factor;
+    if (at.locality == kRemote) d *= opt_.remote_factor;
+    at.finish = now_ + d;
+    attempts_.push_back(at);
+    events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+  } else {
+    const double shuffle = wl_.input_bytes[task] / opt_.network_bandwidth;
+    if (js.done[kMap] == wl_.n_maps[job]) {
+      at.copy_end = now_ + shuffle;
+      at.finish = at.copy_end + wl_.work[task] / speed;
+      attempts_.push_back(at);
+      events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+    } else {
+      at.finish = kNaN;  // known once the job's last map ends
+      attempts_.push_back(at);
+      waiting_reduces_[job].push_back(a);
+    }
+  }
+  return a;
+}
+
+void Sim::finish_reduce_copy(int32_t job) {
+  const int32_t m = std::max<int32_t>(wl_.n_maps[job], 1);
+  for (int64_t a : waiting_reduces_[job]) {
+    Attempt& at = attempts_[a];
+    if (at.status != kRunning) continue;
+    const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
+    at.copy_end = std::max(at.start + shuffle, now_ + shuffle / m);
+    at.finish = at.copy_end + wl_.work[at.task] / cluster_.speed[at.node];
+    events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+  }
+  waiting_reduces_[job].clear();
+  waiting_reduces_[job].shrink_to_fit();
+}
+
+void Sim::release(int64_t a) {
+  Attempt& at = attempts_[a];
+  const int32_t node = at.node, task = at.task;
+  used_[2 * node + at.slot_type]--;
+  if (sched_.slot_model() == SlotModel::Containers) {
+    free_vcores_[node] += wl_.vcores[task];
+    free_mem_[node] += wl_.memory[task];
+  }
+  if (at.slot_pos >= 0) slot_bits_[node] &= ~(1ULL << at.slot_pos);
+  task_running_attempts_[task]--;
+  jobs_[wl_.task_job[task]].running_attempts[wl_.task_stage[task]]--;
+}
+
+void Sim::kill(int64_t a) {
+  Attempt& at = attempts_[a];
+  if (at.status != kRunning) return;
+  at.status = kKilled;
+  at.finish = now_;
+  release(a);
+  const int32_t task = at.task, job = wl_.task_job[task];
+  const int stage = wl_.task_stage[task];
+  if (task_state_[task] == kActive && task_running_attempts_[task] == 0) {
+    // the task lost its only attempt: it is pending again and is re-run first
+    task_state_[task] = kPending;
+    jobs_[job].running[stage]--;
+    jobs_[job].pending[stage]++;
+    total_running_[stage]--;
+    total_pending_[stage]++;
+    requeued_[stage][job].push_back(task);
+    wake_parked_nodes();
+  }
+}
+
+void Sim::attempt_end(int64_t a) {
+  Attempt& at = attempts_[a];
+  if (at.status != kRunning || at.finish != now_) return;  // killed, or rescheduled
+  at.status = kSucceeded;
+  release(a);
+  const int32_t task = at.task, job = wl_.task_job[task], node = at.node;
+  const int stage = wl_.task_stage[task];
+  // first attempt to finish wins; the others are killed
+  for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
+    if (o != a && attempts_[o].status == kRunning) {
+      attempts_[o].status = kKilled;
+      attempts_[o].finish = now_;
+      release(o);
+    }
+  JobState& js = jobs_[job];
+  task_state_[task] = kDone;
+  js.running[stage]--;
+  js.done[stage]++;
+  total_running_[stage]--;
+  sched_.on_attempt_finished(*this, a);
+  if (stage == kMap && js.done[kMap] == wl_.n_maps[job]) {
+    js.map_finish = now_;
+    finish_reduce_copy(job);
+    sched_.on_stage_finished(*this, job, kMap);
+  }
+  const int64_t total = wl_.task_begin[job + 1] - wl_.task_begin[job];
+  if (js.done[0] + js.done[1] == total) {
+    if (wl_.n_reduces(job) > 0) sched_.on_stage_finished(*this, job, kReduce);
+    js.finish = now_;
+    active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
+    --unfinished_jobs_;
+    node_maps_[job] = {};
+    rack_maps_[job] = {};
+    sched_.on_job_finished(*this, job);
+  }
+  if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0) {
+    ++oob_heartbeats_;
+    sched_.on_heartbeat(*this, node);
+  }
+}
+
+void Sim::set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots) {
+  if (map_slots < 0 || reduce_slots < 0) throw std::logic_error("set_slots: negative slot count");
+  total_cap_[0] += map_slots - cap_[2 * node];
+  total_cap_[1] += reduce_slots - cap_[2 * node + 1];
+  cap_[2 * node] = map_slots;
+  cap_[2 * node + 1] = reduce_slots;
+}
+
+void Sim::set_timer(double at, uint64_t tag) { events_q_.push(std::max(at, now_), kTimer, 0, tag); }
+
+TimeSeries& Sim::series(const std::string& name, const std::vector<std::string>& columns) {
+  auto it = series_.find(name);
+  if (it == series_.end()) it = series_.emplace(name, TimeSeries::with_columns(columns)).first;
+  return it->second;
+}
+
+void Sim::submit(int32_t j) {
+  JobState& js = jobs_[j];
+  js.submitted = true;
+  js.pending[kMap] = wl_.n_maps[j];
+  js.pending[kReduce] = static_cast<int32_t>(wl_.n_reduces(j));
+  total_pending_[kMap] += js.pending[kMap];
+  total_pending_[kReduce] += js.pending[kReduce];
+  active_jobs_.push_back(j);
+  build_job_index(j);
+  sched_.on_job_submitted(*this, j);
+  wake_parked_nodes();
+}
+
+void Sim::wake_parked_nodes() {
+  if (n_parked_ == 0) return;
+  for (int32_t i = 0; i < n_nodes(); ++i) {
+    if (!parked_[i]) continue;
+    parked_[i] = 0;
+    // next point of this node's heartbeat grid at or after now
+    const double k = std::ceil((now_ - hb_phase_[i]) / hb_interval_ - 1e-12);
+    const double t = hb_phase_[i] + std::max(k, 0.0) * hb_interval_;
+    events_q_.push(std::max(t, now_), kHeartbeat, static_cast<uint32_t>(i));
+  }
+  n_parked_ = 0;
+}
+
+void Sim::heartbeat(int32_t node) {
+  if (total_pending_[0] + total_pending_[1] + total_running_[0] + total_running_[1] == 0) {
+    parked_[node] = 1;
+    ++n_parked_;
+    return;
+  }
+  ++heartbeats_;
+  sched_.on_heartbeat(*this, node);
+  events_q_.push(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));
+}
+
+void Sim::sample() {
+  TimeSeries& ts = series("slots", {"time", "map_slots", "reduce_slots", "running_maps", "running_reduces",
+                                     "pending_maps", "pending_reduces", "active_jobs"});
+  int64_t rm = 0, rr = 0;
+  for (int32_t i = 0; i < n_nodes(); ++i) { rm += used_[2 * i]; rr += used_[2 * i + 1]; }
+  ts.add_row({now_, double(total_cap_[0]), double(total_cap_[1]), double(rm), double(rr), double(total_pending_[0]),
+              double(total_pending_[1]), double(active_jobs_.size())});
+  events_q_.push(now_ + opt_.sample_interval, kSample);
+}
+
+SimResult Sim::run() {
+  sched_.init(*this);
+  const size_t nj = wl_.n_jobs();
+  size_t next_job = 0;
+  if (nj > 0) events_q_.push(wl_.submit_time[0], kArrival, 0);
+  if (opt_.sample_interval > 0) events_q_.push(0, kSample);
+  while (!events_q_.empty() && unfinished_jobs_ > 0) {
+    const Event e = events_q_.pop();
+    if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
+    now_ = e.time;
+    ++events_;
+    switch (e.kind) {
+      case kArrival: {
+        // Arrivals are pushed one at a time, so the heap holds O(active) events, not O(jobs).
+        const int32_t j = static_cast<int32_t>(next_job++);
+        if (next_job < nj) events_q_.push(wl_.submit_time[next_job], kArrival, 0);
+        submit(j);
+        break;
+      }
+      case kHeartbeat: heartbeat(static_cast<int32_t>(e.a)); break;
+      case kAttemptEnd: attempt_end(static_cast<int64_t>(e.b)); break;
+      case kTimer: sched_.on_timer(*this, e.b); break;
+      case kSample: sample(); break;
+    }
+  }
+
+  SimResult r;
+  r.job_start.resize(nj);
+  r.job_finish.resize(nj);
+  auto& mf = r.job_extra["map_finish"];
+  mf.resize(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    r.job_start[j] = jobs_[j].start;
+    r.job_finish[j] = jobs_[j].finish;
+    mf[j] = jobs_[j].map_finish;
+  }
+  const size_t na = attempts_.size();
+  r.att_task.resize(na); r.att_node.resize(na); r.att_start.resize(na); r.att_finish.resize(na);
+  r.att_status.resize(na); r.att_locality.resize(na); r.att_slot.resize(na); r.att_speculative.resize(na);
+  auto& slot_type = r.att_extra["slot_type"];
+  auto& copy_end = r.att_extra["copy_end"];
+  slot_type.resize(na);
+  copy_end.resize(na);
+  for (size_t i = 0; i < na; ++i) {
+    const Attempt& at = attempts_[i];
+    r.att_task[i] = at.task; r.att_node[i] = at.node; r.att_start[i] = at.start;
+    r.att_finish[i] = at.status == kRunning ? kNaN : at.finish;
+    r.att_status[i] = at.status; r.att_locality[i] = at.locality; r.att_slot[i] = at.slot_pos;
+    r.att_speculative[i] = at.speculative;
+    slot_type[i] = at.slot_type;
+    copy_end[i] = at.copy_end;
+  }
+  r.counters = counters_;
+  r.counters["heartbeats"] = double(heartbeats_);
+  r.counters["out_of_band_heartbeats"] = double(oob_heartbeats_);
+  r.counters["heartbeat_interval"] = hb_interval_;
+  r.events = events_;
+  r.end_time = now_;
+  sched_.finish(*this, r);
+  r.series.merge(series_);
+  return r;
+}
+
+}  // namespace schedlab::mr

@@ -1,0 +1,104 @@
+#include "schedlab/workload.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace schedlab {
+
+namespace {
+std::string job_field(const char* f, size_t j) { return std::string("job field '") + f + "' of job " + std::to_string(j); }
+std::string task_field(const char* f, size_t t) { return std::string("task field '") + f + "' of task " + std::to_string(t); }
+template <class V>
+void fill(V& v, size_t n, typename V::value_type x) {
+  if (v.empty()) v.assign(n, x);
+}
+}  // namespace
+
+void Workload::finalize() {
+  const size_t nj = submit_time.size(), nt = task_job.size();
+  fill(user, nj, 0);
+  fill(queue, nj, 0);
+  fill(weight, nj, 1.0);
+  fill(deadline, nj, std::numeric_limits<double>::quiet_NaN());
+  fill(task_stage, nt, kMap);
+  if (estimate.empty()) estimate = work;
+  fill(input_bytes, nt, 0.0);
+  fill(output_bytes, nt, 0.0);
+  fill(vcores, nt, 1.0);
+  fill(memory, nt, 1024.0);
+  if (task_begin.empty()) {
+    // derive from task_job (tasks must be sorted by job)
+    task_begin.assign(nj + 1, 0);
+    for (size_t t = 0; t < nt; ++t) {
+      if (task_job[t] < 0 || static_cast<size_t>(task_job[t]) >= nj)
+        throw std::invalid_argument(task_field("job", t) + " refers to an unknown job");
+      task_begin[task_job[t] + 1]++;
+    }
+    for (size_t j = 0; j < nj; ++j) task_begin[j + 1] += task_begin[j];
+  }
+  if (n_maps.empty()) {
+    n_maps.assign(nj, 0);
+    for (size_t t = 0; t < nt; ++t)
+      if (task_stage[t] == kMap) n_maps[task_job[t]]++;
+  }
+  validate();
+}
+
+void Workload::validate(size_t n_nodes) const {
+  const size_t nj = submit_time.size(), nt = task_job.size();
+  auto need = [&](const char* f, size_t got, size_t want, const char* per) {
+    if (got != want)
+      throw std::invalid_argument(std::string("workload field '") + f + "' has " + std::to_string(got) +
+                                  " entries, expected one per " + per + " (" + std::to_string(want) + ")");
+  };
+  need("user", user.size(), nj, "job");
+  need("queue", queue.size(), nj, "job");
+  need("weight", weight.size(), nj, "job");
+  need("deadline", deadline.size(), nj, "job");
+  need("n_maps", n_maps.size(), nj, "job");
+  need("task_begin", task_begin.size(), nj + 1, "job plus one");
+  need("stage", task_stage.size(), nt, "task");
+  need("work", work.size(), nt, "task");
+  need("estimate", estimate.size(), nt, "task");
+  need("input_bytes", input_bytes.size(), nt, "task");
+  need("output_bytes", output_bytes.size(), nt, "task");
+  need("vcores", vcores.size(), nt, "task");
+  need("memory", memory.size(), nt, "task");
+  double prev = -std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < nj; ++j) {
+    if (!std::isfinite(submit_time[j]) || submit_time[j] < 0) throw std::invalid_argument(job_field("submit_time", j) + " must be a finite number >= 0");
+    if (submit_time[j] < prev) throw std::invalid_argument(job_field("submit_time", j) + " is earlier than the previous job's: jobs must be sorted by submit time");
+    prev = submit_time[j];
+    if (!(weight[j] > 0) || !std::isfinite(weight[j])) throw std::invalid_argument(job_field("weight", j) + " must be a positive number");
+    if (user[j] < 0) throw std::invalid_argument(job_field("user", j) + " must not be negative");
+    if (queue[j] < 0) throw std::invalid_argument(job_field("queue", j) + " must not be negative");
+    if (task_begin[j + 1] <= task_begin[j]) throw std::invalid_argument(job_field("tasks", j) + ": the job has no tasks");
+    if (n_maps[j] < 0 || n_maps[j] > task_begin[j + 1] - task_begin[j]) throw std::invalid_argument(job_field("n_maps", j) + " is inconsistent with its tasks");
+    for (int64_t t = task_begin[j]; t < task_begin[j + 1]; ++t) {
+      if (task_job[t] != static_cast<int32_t>(j)) throw std::invalid_argument(task_field("job", t) + " is out of order: tasks must be grouped by job");
+      const bool is_map = (t - task_begin[j]) < n_maps[j];
+      if ((task_stage[t] == kMap) != is_map) throw std::invalid_argument(task_field("stage", t) + " is out of order: a job's map tasks must come before its reduce tasks");
+    }
+  }
+  if (!task_begin.empty() && static_cast<size_t>(task_begin[nj]) != nt) throw std::invalid_argument("workload field 'task_begin' does not cover every task");
+  for (size_t t = 0; t < nt; ++t) {
+    if (task_stage[t] > kReduce) throw std::invalid_argument(task_field("stage", t) + " must be 0 (map) or 1 (reduce)");
+    if (!std::isfinite(work[t]) || work[t] < 0) throw std::invalid_argument(task_field("work", t) + " must be a finite number >= 0");
+    if (!std::isfinite(estimate[t]) || estimate[t] < 0) throw std::invalid_argument(task_field("estimate", t) + " must be a finite number >= 0");
+    if (!(input_bytes[t] >= 0) || !(output_bytes[t] >= 0)) throw std::invalid_argument(task_field("input_bytes/output_bytes", t) + " must not be negative");
+    if (!(vcores[t] >= 0) || !(memory[t] >= 0)) throw std::invalid_argument(task_field("vcores/memory", t) + " must not be negative");
+  }
+  if (!replica_begin.empty()) {
+    need("replica_begin", replica_begin.size(), nt + 1, "task plus one");
+    for (size_t t = 0; t < nt; ++t)
+      if (replica_begin[t + 1] < replica_begin[t]) throw std::invalid_argument(task_field("replicas", t) + " has a negative count");
+    if (static_cast<size_t>(replica_begin[nt]) != replica_node.size()) throw std::invalid_argument("workload field 'replica_node' does not match 'replica_begin'");
+    for (size_t i = 0; i < replica_node.size(); ++i)
+      if (replica_node[i] < 0 || (n_nodes && static_cast<size_t>(replica_node[i]) >= n_nodes))
+        throw std::invalid_argument("workload field 'replicas': replica " + std::to_string(i) + " names node " +
+                                    std::to_string(replica_node[i]) + ", which is not in the cluster");
+  }
+}
+
+}  // namespace schedlab

@@ -1,0 +1,372 @@
+// Hadoop 1's own task schedulers on typed map/reduce slots, heartbeat-driven:
+//   fifo     — JobQueueTaskScheduler with its load-factor cap, local-first map assignment, at
+//              most one off-switch map and one reduce per heartbeat [seed003 §3.2, seed004 §3.2,
+//              seed000 §1.4]
+//   edf      — the same code with the job queue sorted by deadline (MRCP paper's EDF-Scheduler,
+//              seed004 §3)
+//   fair     — Fair Scheduler: pools with weights and min shares, FairShareComparator, separate
+//              map and reduce domains, CapBasedLoadManager, assignmultiple, delay scheduling
+//              [seed003 §2.3, §3.1; seed000 §1.4]
+//   capacity — queues with a capacity and a maximum capacity, FIFO inside a queue
+//              [seed000 §1.4, FRESH experiments §3.4.2.2]
+// Each takes the admission-control limit k of FRESH's experiments [seed000 §1.4, §2.4.1].
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "mr_common.h"
+
+namespace schedlab {
+namespace mr {
+namespace {
+
+ParamSpec admission_param() {
+  return ParamSpec::integer("k", 0, 0, 1000000,
+                            "admission control: at most k jobs in map phase and k in reduce phase (0 = no limit)");
+}
+
+// ------------------------------------------------------------------------------------------
+// FIFO / EDF: Hadoop 1.2.1 JobQueueTaskScheduler.assignTasks.
+class FifoScheduler : public Scheduler {
+ public:
+  FifoScheduler(const Params& p, bool by_deadline)
+      : by_deadline_(by_deadline), admission_(p.integer("k")), load_cap_(p.boolean("load_factor_cap")) {}
+
+  void init(Sim& sim) override { admission_.init(sim); }
+  void on_job_submitted(Sim& sim, int32_t job) override {
+    admission_.on_submitted(sim, job);
+    if (by_deadline_) {
+      // keep the queue sorted by (deadline, submit order); jobs without a deadline go last
+      const auto& wl = sim.workload();
+      auto key = [&](int32_t j) { return wl.has_deadline(j) ? wl.deadline[j] : INFINITY; };
+      queue_.insert(std::upper_bound(queue_.begin(), queue_.end(), job,
+                                     [&](int32_t a, int32_t b) { return key(a) < key(b); }),
+                    job);
+    } else {
+      queue_.push_back(job);
+    }
+  }
+  void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
+  void on_job_finished(Sim&, int32_t job) override { queue_.erase(std::find(queue_.begin(), queue_.end(), job)); }
+
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    const auto& wl = sim.workload();
+    // remaining loads over the running jobs
+    double rem_maps = 0, rem_reduces = 0;
+    for (int32_t j : queue_) {
+      const JobState& js = sim.job(j);
+      rem_maps += wl.n_maps[j] - js.done[kMap];
+      if (sim.reduces_allowed(j)) rem_reduces += wl.n_reduces(j) - js.done[kReduce];
+    }
+    const int32_t map_slots = sim.map_capacity(node), reduce_slots = sim.reduce_capacity(node);
+    int32_t map_cap = map_slots, reduce_cap = reduce_slots;
+    if (load_cap_) {
+      map_cap = sim.total_map_slots() > 0
+                    ? std::min<int32_t>(int32_t(std::ceil(rem_maps / sim.total_map_slots() * map_slots - 1e-9)), map_slots)
+                    : 0;
+      reduce_cap = sim.total_reduce_slots() > 0
+                       ? std::min<int32_t>(int32_t(std::ceil(rem_reduces / sim.total_reduce_slots() * reduce_slots - 1e-9)), reduce_slots)
+                       : 0;
+    }
+    // maps: local first, restart the job scan after each; one off-switch map ends the round
+    const int32_t free_maps = map_cap - sim.running_on(node, kMap);
+    bool off_switch = false;
+    for (int32_t i = 0; i < free_maps && !off_switch; ++i) {
+      bool assigned = false;
+      for (int32_t j : queue_) {
+        if (!admission_.may_run(j, kMap) || sim.job(j).pending[kMap] == 0) continue;
+        int32_t t = sim.find_map(j, node, kRackLocal);
+        if (t >= 0) {
+          sim.launch(t, node);
+          assigned = true;
+          break;
+        }
+        t = sim.find_map(j, node, kRemote);
+        if (t >= 0) {
+          sim.launch(t, node);
+          assigned = off_switch = true;
+          break;
+        }
+      }
+      if (!assigned) break;
+    }
+    // reduces: at most one per heartbeat
+    if (reduce_cap - sim.running_on(node, kReduce) > 0) {
+      for (int32_t j : queue_) {
+        if (!admission_.may_run(j, kReduce) || !sim.reduces_allowed(j)) continue;
+        const int32_t t = sim.find_reduce(j);
+        if (t >= 0) {
+          sim.launch(t, node);
+          break;
+        }
+      }
+    }
+  }
+
+ private:
+  bool by_deadline_;
+  AdmissionControl admission_;
+  bool load_cap_;
+  std::vector<int32_t> queue_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Fair Scheduler (Hadoop 1.x contrib/fairscheduler).
+class FairScheduler : public Scheduler {
+ public:
+  explicit FairScheduler(const Params& p)
+      : admission_(p.integer("k")),
+        delay_param_(p.number("locality_delay")),
+        assign_multiple_(p.boolean("assign_multiple")),
+        max_diff_(p.number("load_max_diff")),
+        fifo_in_pool_(p.choice("pool_mode") == "fifo"),
+        pool_weights_(parse_key_values("fair: pool_weights", p.text("pool_weights"))),
+        min_shares_(parse_key_values("fair: min_shares", p.text("min_shares"))) {}
+
+  void init(Sim& sim) override {
+    admission_.init(sim);
+    const double d = delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval());
+    delay_.init(sim, d);
+    int32_t n_pools = 0;
+    for (int32_t u : sim.workload().user) n_pools = std::max(n_pools, u + 1);
+    pool_weight_.assign(n_pools, 1.0);
+    pool_min_share_.assign(n_pools, 0.0);
+    for (auto& [k, v] : pool_weights_) set_pool_value(pool_weight_, k, v, "pool_weights", true);
+    for (auto& [k, v] : min_shares_) set_pool_value(pool_min_share_, k, v, "min_shares", false);
+    pool_jobs_.assign(n_pools, {});
+  }
+  void on_job_submitted(Sim& sim, int32_t job) override {
+    admission_.on_submitted(sim, job);
+    pool_jobs_[sim.workload().user[job]].push_back(job);
+  }
+  void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
+  void on_job_finished(Sim& sim, int32_t job) override {
+    auto& v = pool_jobs_[sim.workload().user[job]];
+    v.erase(std::find(v.begin(), v.end(), job));
+  }
+
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    delay_.on_heartbeat(sim);
+    const double demand_maps = double(sim.total_pending(kMap) + sim.total_running(kMap));
+    const double demand_reduces = double(sim.total_pending(kReduce) + sim.total_running(kReduce));
+    const int32_t cap[2] = {load_cap(sim.map_capacity(node), demand_maps, sim.total_map_slots()),
+                            load_cap(sim.reduce_capacity(node), demand_reduces, sim.total_reduce_slots())};
+    int32_t assigned[2] = {0, 0};
+    bool rejected[2] = {false, false};
+    for (;;) {
+      bool can[2];
+      for (int s = 0; s < 2; ++s)
+        can[s] = !rejected[s] && sim.running_on(node, s) < cap[s] && sim.free_slots(node, s) > 0 &&
+                 (assign_multiple_ || assigned[s] == 0);
+      if (!can[0] && !can[1]) break;
+      int type = can[0] ? kMap : kReduce;
+      if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
+      if (assign_one(sim, node, type)) assigned[type]++;
+      else rejected[type] = true;
+    }
+  }
+
+ private:
+  static void set_pool_value(std::vector<double>& v, const std::string& key, double value, const char* what, bool positive) {
+    const int idx = std::stoi(key);
+    if (idx < 0 || idx >= int(v.size())) return;  // a pool with no jobs
+    if (positive ? !(value > 0) : value < 0)
+      throw std::invalid_argument(std::string("fair: ") + what + " of pool " + key + " must be " + (positive ? "positive" : "non-negative"));
+    v[idx] = value;
+  }
+  int32_t load_cap(int32_t slots, double demand, int32_t total) const {
+    if (total <= 0) return 0;
+    return int32_t(std::ceil(slots * std::min(1.0, max_diff_ + demand / total) - 1e-9));
+  }
+  bool runnable(const Sim& sim, int32_t j, int type) const {
+    if (!admission_.may_run(j, type) || sim.job(j).pending[type] == 0) return false;
+    return type == kMap || sim.reduces_allowed(j);
+  }
+
+  // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
+  // FIFO) order. Returns whether a task was launched.
+  bool assign_one(Sim& sim, int32_t node, int type) {
+    const auto& wl = sim.workload();
+    pool_order_.clear();
+    for (int32_t p = 0; p < int32_t(pool_jobs_.size()); ++p) {
+      double running = 0, demand = 0, start = INFINITY;
+      bool any = false;
+      for (int32_t j : pool_jobs_[p]) {
+        const JobState& js = sim.job(j);
+        running += js.running_attempts[type];
+        if (runnable(sim, j, type)) {
+          any = true;
+          demand += js.pending[type] + js.running[type];
+        }
+        start = std::min(start, wl.submit_time[j]);
+      }
+      if (any) pool_order_.push_back({FairKey::make(running, demand, pool_min_share_[p], pool_weight_[p], start, p), p});
+    }
+    std::sort(pool_order_.begin(), pool_order_.end());
+    for (auto& [key, p] : pool_order_) {
+      job_order_.clear();
+      for (int32_t j : pool_jobs_[p]) {
+        if (!runnable(sim, j, type)) continue;
+        const JobState& js = sim.job(j);
+        FairKey k = fifo_in_pool_ ? FairKey{false, 0, wl.submit_time[j], j}
+                                  : FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0,
+                                                  wl.weight[j], wl.submit_time[j], j);
+        job_order_.push_back({k, j});
+      }
+      std::sort(job_order_.begin(), job_order_.end());
+      for (auto& [jk, j] : job_order_) {
+        if (type == kReduce) {
+          const int32_t t = sim.find_reduce(j);
+          if (t >= 0) { sim.launch(t, node); return true; }
+          continue;
+        }
+        const int32_t t = sim.find_map(j, node, delay_.allowed(j));
+        if (t >= 0) {
+          delay_.launched(j, sim.locality(t, node));
+          sim.launch(t, node);
+          return true;
+        }
+        delay_.skipped(j);
+      }
+    }
+    return false;
+  }
+
+  AdmissionControl admission_;
+  DelayScheduling delay_;
+  double delay_param_;
+  bool assign_multiple_;
+  double max_diff_;
+  bool fifo_in_pool_;
+  std::map<std::string, double> pool_weights_, min_shares_;
+  std::vector<double> pool_weight_, pool_min_share_;
+  std::vector<std::vector<int32_t>> pool_jobs_;
+  std::vector<std::pair<FairKey, int32_t>> pool_order_, job_order_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Capacity Scheduler: queues with guaranteed capacity fractions and a maximum capacity; the
+// most under-served queue (used / guaranteed) is offered each slot first; FIFO inside a queue;
+// node-local, then rack-local, then any map; one reduce per heartbeat (Hadoop 1 default).
+class CapacityScheduler : public Scheduler {
+ public:
+  explicit CapacityScheduler(const Params& p)
+      : admission_(p.integer("k")),
+        round_robin_queues_(p.integer("queues")),
+        capacities_(parse_key_values("capacity: capacities", p.text("capacities"))),
+        max_capacity_(p.number("max_capacity")) {}
+
+  void init(Sim& sim) override {
+    admission_.init(sim);
+    const auto& wl = sim.workload();
+    queue_of_.resize(wl.n_jobs());
+    int32_t nq = 1;
+    for (size_t j = 0; j < wl.n_jobs(); ++j) {
+      queue_of_[j] = round_robin_queues_ > 0 ? int32_t(j % round_robin_queues_) : wl.queue[j];
+      nq = std::max(nq, queue_of_[j] + 1);
+    }
+    if (round_robin_queues_ > 0) nq = int32_t(round_robin_queues_);
+    share_.assign(nq, 1.0 / nq);
+    if (!capacities_.empty()) {
+      share_.assign(nq, 0.0);
+      double sum = 0;
+      for (auto& [k, v] : capacities_) {
+        const int q = std::stoi(k);
+        if (q < 0 || q >= nq) throw std::invalid_argument("capacity: capacities names queue " + k + ", but there are " + std::to_string(nq) + " queues");
+        if (!(v > 0)) throw std::invalid_argument("capacity: capacity of queue " + k + " must be positive");
+        share_[q] = v;
+        sum += v;
+      }
+      if (sum > 1.0 + 1e-9) throw std::invalid_argument("capacity: queue capacities add up to more than 1");
+      for (int q = 0; q < nq; ++q)
+        if (share_[q] <= 0) throw std::invalid_argument("capacity: queue " + std::to_string(q) + " has jobs but no capacity");
+    }
+    queue_jobs_.assign(nq, {});
+  }
+  void on_job_submitted(Sim& sim, int32_t job) override {
+    admission_.on_submitted(sim, job);
+    queue_jobs_[queue_of_[job]].push_back(job);
+  }
+  void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
+  void on_job_finished(Sim&, int32_t job) override {
+    auto& v = queue_jobs_[queue_of_[job]];
+    v.erase(std::find(v.begin(), v.end(), job));
+  }
+
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    while (sim.free_slots(node, kMap) > 0 && assign_one(sim, node, kMap)) {}
+    if (sim.free_slots(node, kReduce) > 0) assign_one(sim, node, kReduce);
+  }
+
+ private:
+  bool assign_one(Sim& sim, int32_t node, int type) {
+    const int32_t total = type == kMap ? sim.total_map_slots() : sim.total_reduce_slots();
+    order_.clear();
+    for (int32_t q = 0; q < int32_t(queue_jobs_.size()); ++q) {
+      double used = 0;
+      for (int32_t j : queue_jobs_[q]) used += sim.job(j).running_attempts[type];
+      if (used + 1 > max_capacity_ * total + 1e-9) continue;  // at its maximum capacity
+      order_.push_back({used / (share_[q] * total), q});
+    }
+    std::sort(order_.begin(), order_.end());
+    for (auto& [ratio, q] : order_) {
+      for (int32_t j : queue_jobs_[q]) {
+        if (!admission_.may_run(j, type) || sim.job(j).pending[type] == 0) continue;
+        if (type == kReduce && !sim.reduces_allowed(j)) continue;
+        const int32_t t = type == kMap ? sim.find_map(j, node, kRemote) : sim.find_reduce(j);
+        if (t >= 0) { sim.launch(t, node); return true; }
+      }
+    }
+    return false;
+  }
+
+  AdmissionControl admission_;
+  int64_t round_robin_queues_;
+  std::map<std::string, double> capacities_;
+  double max_capacity_;
+  std::vector<int32_t> queue_of_;
+  std::vector<double> share_;
+  std::vector<std::vector<int32_t>> queue_jobs_;
+  std::vector<std::pair<double, int32_t>> order_;
+};
+
+}  // namespace
+
+void register_hadoop_schedulers() {
+  register_scheduler(
+      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [seed003 §3.2, seed004 §3.2, seed000 §1.4]",
+       "FIFO job queue; local maps first, one off-switch map and one reduce per heartbeat, load-factor cap",
+       {admission_param(),
+        ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor")}},
+      [](const Params& p) { return std::make_unique<FifoScheduler>(p, false); });
+  register_scheduler(
+      {"edf", "", "EDF-Scheduler of the MRCP paper: Hadoop FIFO with the queue sorted by deadline [seed004 §3]",
+       "JobQueueTaskScheduler with jobs ordered by earliest deadline (slowstart, one reduce per heartbeat)",
+       {admission_param(),
+        ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor")}},
+      [](const Params& p) { return std::make_unique<FifoScheduler>(p, true); });
+  register_scheduler(
+      {"fair", "", "Hadoop 1.x Fair Scheduler with delay scheduling [seed003 §2.3, §3.1; seed000 §1.4]",
+       "pools (users) with weights and min shares; separate map and reduce fairness; delay scheduling",
+       {admission_param(),
+        ParamSpec::number("locality_delay", -1, -1, 1e6,
+                          "delay-scheduling wait in seconds (node->rack after 1x, ->any after 2x); -1 = min(15 s, 1.5 x heartbeat); 0 = off"),
+        ParamSpec::boolean("assign_multiple", true, "assign several tasks per heartbeat (mapred.fairscheduler.assignmultiple)"),
+        ParamSpec::number("load_max_diff", 0, 0, 1, "CapBasedLoadManager max diff (mapred.fairscheduler.load.max.diff)"),
+        ParamSpec::choice("pool_mode", "fair", {"fair", "fifo"}, "how jobs inside a pool share its slots"),
+        ParamSpec::text("pool_weights", "", "pool weights as 'pool:weight,...' (pool = user id); default 1"),
+        ParamSpec::text("min_shares", "", "pool minimum shares in slots as 'pool:slots,...'; default 0")}},
+      [](const Params& p) { return std::make_unique<FairScheduler>(p); });
+  register_scheduler(
+      {"capacity", "", "Hadoop 1.x Capacity Scheduler [seed000 §1.4; FRESH experiments §3.4.2.2]",
+       "queues with guaranteed and maximum capacity, most under-served queue first, FIFO inside a queue",
+       {admission_param(),
+        ParamSpec::integer("queues", 0, 0, 100000,
+                           "> 0: assign jobs to this many queues round-robin in submission order; 0 = the workload's queue column"),
+        ParamSpec::text("capacities", "", "guaranteed fraction per queue as 'queue:fraction,...'; default equal shares"),
+        ParamSpec::number("max_capacity", 1.0, 0, 1, "fraction of the cluster's slots any one queue may use (FRESH: 0.9)")}},
+      [](const Params& p) { return std::make_unique<CapacityScheduler>(p); });
+}
+
+}  // namespace mr
+}  // namespace schedlab

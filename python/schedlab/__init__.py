@@ -1,0 +1,31 @@
+"""schedlab: a laboratory for big-data cluster schedulers.
+
+A fast, deterministic C++ discrete-event simulator of clusters (Hadoop MRv1 slots, YARN
+containers, Sparrow-style worker queues) with the schedulers of the literature built in,
+driven from Python with results as pandas DataFrames.
+
+>>> import schedlab as sl
+>>> cluster = sl.Cluster(nodes=20, racks=2, map_slots=2, reduce_slots=2)
+>>> workload = sl.synthetic.generate(jobs=50, seed=1)
+>>> result = sl.simulate(cluster, workload, "fair", seed=0)
+>>> result.summary()
+"""
+from . import _core  # noqa: F401  (fails early and clearly if the extension is missing)
+from ._cluster import Cluster
+from ._simulate import Result, simulate
+from ._workload import JOB_COLUMNS, TASK_COLUMNS, Workload
+from . import schedulers, synthetic, datasets
+from .traces import read_trace
+
+__version__ = "0.1.0"
+
+__all__ = ["Cluster", "Workload", "Result", "simulate", "read_trace", "schedulers", "synthetic", "datasets",
+           "JOB_COLUMNS", "TASK_COLUMNS", "__version__"]
+
+
+def __getattr__(name):
+    # heavier optional parts load on first use
+    import importlib
+    if name in ("plot", "sweep_module", "cli"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'schedlab' has no attribute {name!r}")

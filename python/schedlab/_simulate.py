@@ -1,0 +1,191 @@
+"""simulate(): run one scheduler over one workload on one cluster, and the Result it returns."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from ._cluster import Cluster
+from ._workload import Workload
+from .schedulers import SchedulerConfig, as_config, check_options
+
+STATUS = ["running", "succeeded", "killed", "failed"]
+LOCALITY = ["node", "rack", "remote", "none"]
+
+
+def _encode_param(value, workload: Workload):
+    """Dict/list parameters become the core's 'key:value,...' strings; dict keys that are user
+    labels are translated to pool ids."""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            key = k
+            if workload.user_labels is not None and not isinstance(k, (int, np.integer)):
+                key = workload.user_code(k)
+            parts.append(f"{key}:{v!r}" if not isinstance(v, str) else f"{key}:{v}")
+        return ",".join(parts)
+    if isinstance(value, (list, tuple)):
+        return ",".join(repr(float(v)) for v in value)
+    return value
+
+
+def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int = 0, **options) -> "Result":
+    """Simulates ``workload`` on ``cluster`` under ``scheduler`` (a name such as ``"fair"`` or a
+    :class:`~schedlab.schedulers.SchedulerConfig`) and returns a :class:`Result`.
+
+    ``options`` are the engine's settings (see ``schedlab.schedulers.options()``), e.g.
+    ``heartbeat_interval``, ``slowstart``, ``replication``. The same inputs and seed always give
+    the same result. The simulation runs without the GIL, so threads run simulations in parallel.
+    """
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster must be a schedlab.Cluster, got {type(cluster).__name__}")
+    if not isinstance(workload, Workload):
+        raise ValueError(f"workload must be a schedlab.Workload, got {type(workload).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    hook = getattr(scheduler, "_simulate", None)
+    if hook is not None:  # schedulers written in Python plug in here
+        return hook(cluster, workload, int(seed), options)
+    config = as_config(scheduler)
+    check_options(config.engine, options)
+    params = {k: _encode_param(v, workload) for k, v in config.params.items()}
+    t0 = time.perf_counter()
+    raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))
+    wall = time.perf_counter() - t0
+    return Result(raw, cluster, workload, config, int(seed), dict(options), wall)
+
+
+class Result:
+    """The outcome of one simulation.
+
+    * ``jobs`` — one row per job: ``job_id, submit_time, start_time, finish_time,
+      completion_time, queueing_delay, map_finish_time``, the job's user, queue, weight, deadline
+      (and ``late``), task counts, and any extra columns of the workload's job table.
+    * ``tasks`` — one row per attempt: ``job_id, task_id, stage, node, start, finish, duration,
+      status, locality, slot, slot_type, speculative``.
+    * ``summary()`` — the headline metrics as a Series.
+    * ``series`` — named time series (DataFrames); ``counters`` — named counts.
+    """
+
+    def __init__(self, raw, cluster, workload, config, seed, options, wall_seconds):
+        self._raw = raw
+        self.cluster = cluster
+        self.workload = workload
+        self.scheduler = config
+        self.seed = seed
+        self.options = options
+        self.wall_seconds = wall_seconds
+        self.events = int(raw["events"])
+        self.end_time = float(raw["end_time"])
+        self.counters = dict(raw["counters"])
+        self._jobs = self._tasks = None
+        self.series = {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()})
+                       for name, cols in raw["series"].items()}
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        if self._jobs is None:
+            df = self.workload.jobs
+            raw = self._raw["jobs"]
+            df.insert(2, "start_time", np.asarray(raw["start_time"]))
+            df.insert(3, "finish_time", np.asarray(raw["finish_time"]))
+            df.insert(4, "completion_time", df["finish_time"] - df["submit_time"])
+            df.insert(5, "queueing_delay", df["start_time"] - df["submit_time"])
+            for k, v in raw.items():
+                if k not in ("start_time", "finish_time"):
+                    name = "map_finish_time" if k == "map_finish" else k
+                    df[name] = np.asarray(v)
+            if np.isfinite(df["deadline"]).any():
+                df["late"] = df["finish_time"] > df["deadline"]
+            self._jobs = df
+        return self._jobs
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        if self._tasks is None:
+            a = self._raw["attempts"]
+            task = np.asarray(a["task"])
+            _, t = self.workload.native().columns()
+            tjob = np.asarray(t["job"])
+            tstage = np.asarray(t["stage"])
+            start, finish = np.asarray(a["start"]), np.asarray(a["finish"])
+            df = pd.DataFrame({
+                "job_id": self.workload.job_ids[tjob[task]] if len(task) else np.empty(0),
+                "task_id": task,
+                "stage": pd.Categorical.from_codes(tstage[task].astype(np.int8), ["map", "reduce"]),
+                "node": np.asarray(a["node"]),
+                "start": start,
+                "finish": finish,
+                "duration": finish - start,
+                "status": pd.Categorical.from_codes(np.asarray(a["status"]).astype(np.int8), STATUS),
+                "locality": pd.Categorical.from_codes(np.asarray(a["locality"]).astype(np.int8), LOCALITY),
+                "slot": np.asarray(a["slot"]),
+                "speculative": np.asarray(a["speculative"]).astype(bool),
+            })
+            for k, v in a.items():
+                if k not in ("task", "node", "start", "finish", "status", "locality", "slot", "speculative"):
+                    v = np.asarray(v)
+                    if k == "slot_type":
+                        v = pd.Categorical.from_codes(v.astype(np.int8), ["map", "reduce"])
+                    df[k] = v
+            self._tasks = df
+        return self._tasks
+
+    def summary(self, by: str | None = None, percentiles=(50, 90, 99)) -> pd.Series | pd.DataFrame:
+        """Headline metrics: makespan, mean and percentile completion times, total flowtime,
+        Jain's fairness index over per-job slowdowns, locality fractions, slot utilization,
+        late-job proportion (with deadlines). ``by`` groups the job metrics by a job column
+        (e.g. ``"class"``) and returns one row per group."""
+        jobs = self.jobs
+        if by is not None:
+            if by not in jobs:
+                raise ValueError(f"summary(by={by!r}): no such job column; have {list(jobs.columns)}")
+            rows = {key: _job_metrics(group, percentiles) for key, group in jobs.groupby(by, sort=True)}
+            return pd.DataFrame(rows).T.rename_axis(by)
+        s = _job_metrics(jobs, percentiles)
+        tasks = self.tasks
+        maps = tasks[tasks["stage"] == "map"]
+        known = maps[maps["locality"] != "none"]
+        for level in ("node", "rack", "remote"):
+            s[f"locality_{level}"] = float((known["locality"] == level).mean()) if len(known) else np.nan
+        span = s["makespan"]
+        nodes = self.cluster.nodes
+        total_slots = float(nodes["map_slots"].sum() + nodes["reduce_slots"].sum()) or float(nodes["slots"].sum())
+        busy = np.nansum(np.where(np.isfinite(tasks["finish"]), tasks["finish"], self.end_time) - tasks["start"])
+        s["utilization"] = busy / (total_slots * span) if span > 0 and total_slots > 0 else np.nan
+        wasted = tasks["status"] == "killed"
+        s["wasted_attempt_time"] = float((tasks["finish"][wasted] - tasks["start"][wasted]).sum())
+        s["attempts"] = float(len(tasks))
+        return s
+
+    def __repr__(self):
+        s = self.summary()
+        return (f"Result({self.scheduler.label}, jobs={len(self.jobs)}, makespan={s['makespan']:.1f}, "
+                f"mean_completion={s['mean_completion_time']:.1f}, events={self.events})")
+
+
+def _job_metrics(jobs: pd.DataFrame, percentiles) -> pd.Series:
+    ct = jobs["completion_time"].to_numpy(float)
+    done = np.isfinite(ct)
+    s = {}
+    s["jobs"] = float(len(jobs))
+    s["unfinished_jobs"] = float((~done).sum())
+    fin = jobs["finish_time"].to_numpy(float)
+    s["makespan"] = float(np.nanmax(fin) - jobs["submit_time"].min()) if done.any() else np.nan
+    c = ct[done]
+    s["mean_completion_time"] = float(c.mean()) if len(c) else np.nan
+    for p in percentiles:
+        s[f"p{p}_completion_time"] = float(np.percentile(c, p)) if len(c) else np.nan
+    s["total_flowtime"] = float(c.sum())
+    # Jain's index over per-job slowdowns (completion time / time on an empty speed-1 cluster)
+    if "ideal_time" in jobs and len(c):
+        x = ct[done] / np.maximum(jobs["ideal_time"].to_numpy(float)[done], 1e-9)
+        s["fairness_jain"] = float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
+    qd = jobs["queueing_delay"].to_numpy(float)
+    s["mean_queueing_delay"] = float(np.nanmean(qd)) if np.isfinite(qd).any() else np.nan
+    if "late" in jobs and np.isfinite(jobs["deadline"]).any():
+        has = np.isfinite(jobs["deadline"].to_numpy(float))
+        s["late_fraction"] = float(jobs["late"][has].mean())
+    return pd.Series(s)

@@ -1,0 +1,276 @@
+"""Workloads: jobs made of a map stage and an optional reduce stage, in columnar form."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+
+#: Job columns understood by :meth:`Workload.from_frames` (others are kept and carried into results).
+JOB_COLUMNS = {
+    "job_id": "unique job identifier (any hashable value) — required",
+    "submit_time": "seconds from the start of the workload — required",
+    "user": "user / pool the job belongs to (any value; default one user)",
+    "queue": "capacity-scheduler queue (any value; default one queue)",
+    "weight": "fair-share weight (> 0; default 1)",
+    "deadline": "absolute deadline in seconds (NaN = none)",
+}
+#: Task columns understood by :meth:`Workload.from_frames`.
+TASK_COLUMNS = {
+    "job_id": "the job the task belongs to — required",
+    "work": "seconds the task takes on a speed-1 node — required",
+    "stage": "'map' or 'reduce' (or 0 / 1; default 'map')",
+    "estimate": "the scheduler's estimate of work (default: work)",
+    "input_bytes": "map: input block bytes; reduce: shuffle input bytes (default 0)",
+    "output_bytes": "map: intermediate output bytes (default 0)",
+    "vcores": "container vcores (default 1)",
+    "memory": "container memory in MB (default 1024)",
+    "replicas": "input replica node ids: a list per task, or columns replica_0, replica_1, ... with -1 for none",
+}
+
+_STAGES = {"map": 0, "reduce": 1, "m": 0, "r": 1, 0: 0, 1: 1}
+
+
+def _fail(source, msg):
+    raise ValueError(f"{source}: {msg}")
+
+
+def _codes(values: pd.Series):
+    """Dense integer codes (order of first appearance) and the labels they stand for."""
+    codes, labels = pd.factorize(values, sort=False)
+    return codes.astype(np.int32), labels
+
+
+class Workload:
+    """A set of jobs, each a map stage followed by an optional reduce stage.
+
+    Build one with :meth:`from_frames` (vectorised: no Python object per task), a trace reader
+    (:func:`schedlab.read_trace`), :func:`schedlab.synthetic.generate` or
+    :func:`schedlab.datasets.load`. ``jobs`` and ``tasks`` give it back as DataFrames.
+    """
+
+    def __init__(self, native, job_ids, job_meta: pd.DataFrame, user_labels, queue_labels, name="workload"):
+        self._native = native
+        self._job_ids = job_ids
+        self._job_meta = job_meta  # extra job columns, in dense job order
+        self.user_labels = user_labels
+        self.queue_labels = queue_labels
+        self.name = name
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frames(cls, jobs: pd.DataFrame, tasks: pd.DataFrame, *, name="workload", source="from_frames"):
+        """Builds a workload from a job table and a task table (columns: ``JOB_COLUMNS`` and
+        ``TASK_COLUMNS``). Jobs are ordered by submit time, tasks by (job, stage). Raises
+        ``ValueError`` naming the column and row of any bad value."""
+        if not isinstance(jobs, pd.DataFrame) or not isinstance(tasks, pd.DataFrame):
+            _fail(source, "jobs and tasks must be pandas DataFrames")
+        for col in ("job_id", "submit_time"):
+            if col not in jobs:
+                _fail(source, f"jobs table has no '{col}' column (have {list(jobs.columns)})")
+        for col in ("job_id", "work"):
+            if col not in tasks:
+                _fail(source, f"tasks table has no '{col}' column (have {list(tasks.columns)})")
+        if len(jobs) == 0:
+            _fail(source, "the workload has no jobs")
+        if jobs["job_id"].duplicated().any():
+            dup = jobs["job_id"][jobs["job_id"].duplicated()].iloc[0]
+            _fail(source, f"job_id {dup!r} appears more than once in the jobs table")
+
+        submit = pd.to_numeric(jobs["submit_time"], errors="coerce").to_numpy(np.float64)
+        bad = ~np.isfinite(submit) | (submit < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'submit_time' must be a number >= 0, "
+                          f"got {jobs['submit_time'].iloc[i]!r}")
+        order = np.argsort(submit, kind="stable")
+        jobs = jobs.iloc[order].reset_index(drop=True)
+        submit = submit[order]
+        job_index = pd.Index(jobs["job_id"])
+
+        tj = job_index.get_indexer(tasks["job_id"])
+        if (tj < 0).any():
+            i = int(np.argmax(tj < 0))
+            _fail(source, f"tasks row {i}: job_id {tasks['job_id'].iloc[i]!r} is not in the jobs table")
+        if "stage" in tasks:
+            st = tasks["stage"]
+            mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1)) if st.dtype == object \
+                else st.map(lambda v: _STAGES.get(int(v), -1) if v == v else -1)
+            stage = mapped.to_numpy(np.int64)
+            if (stage < 0).any():
+                i = int(np.argmax(stage < 0))
+                _fail(source, f"tasks row {i}: 'stage' must be 'map' or 'reduce', got {st.iloc[i]!r}")
+        else:
+            stage = np.zeros(len(tasks), dtype=np.int64)
+        torder = np.lexsort((stage, tj))  # stable: by job, then stage, then original order
+        tasks_sorted = tasks.iloc[torder]
+        tj = tj[torder].astype(np.int32)
+        stage = stage[torder].astype(np.uint8)
+        counts = np.bincount(tj, minlength=len(jobs))
+        if (counts == 0).any():
+            i = int(np.argmax(counts == 0))
+            _fail(source, f"job_id {jobs['job_id'].iloc[i]!r} has no tasks")
+
+        def num(col, default=None, positive=False):
+            if col not in tasks_sorted:
+                return default
+            v = pd.to_numeric(tasks_sorted[col], errors="coerce").to_numpy(np.float64)
+            bad = ~np.isfinite(v) | (v <= 0 if positive else v < 0)
+            if bad.any():
+                i = int(np.argmax(bad))
+                row = tasks_sorted.index[i]
+                _fail(source, f"tasks row {row} (job_id {tasks_sorted['job_id'].iloc[i]!r}): '{col}' must be a "
+                              f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
+                              f"got {tasks_sorted[col].iloc[i]!r}")
+            return v
+
+        tcols = {"job": tj, "stage": stage, "work": num("work")}
+        for col in ("estimate", "input_bytes", "output_bytes", "vcores", "memory"):
+            v = num(col)
+            if v is not None:
+                tcols[col] = v
+        rep = _replicas(tasks_sorted, source)
+        if rep is not None:
+            tcols["replica_begin"], tcols["replica_node"] = rep
+
+        jcols = {"submit_time": submit}
+        user_labels = queue_labels = None
+        if "user" in jobs:
+            jcols["user"], user_labels = _codes(jobs["user"])
+        if "queue" in jobs:
+            jcols["queue"], queue_labels = _codes(jobs["queue"])
+        for col in ("weight", "deadline"):
+            if col in jobs:
+                v = pd.to_numeric(jobs[col], errors="coerce").to_numpy(np.float64)
+                bad = ~(v > 0) if col == "weight" else (np.isinf(v) | (v < 0))
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): '{col}' is invalid: {jobs[col].iloc[i]!r}")
+                jcols[col] = v
+        native = _core.Workload(jcols, tcols)
+        meta = jobs.drop(columns=[c for c in ("job_id", "submit_time", "weight", "deadline") if c in jobs])
+        return cls(native, jobs["job_id"].to_numpy(), meta.reset_index(drop=True), user_labels, queue_labels, name)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n_jobs(self) -> int:
+        return self._native.n_jobs
+
+    @property
+    def n_tasks(self) -> int:
+        return self._native.n_tasks
+
+    def native(self):
+        return self._native
+
+    @property
+    def job_ids(self) -> np.ndarray:
+        return self._job_ids
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        """One row per job (dense order = submission order)."""
+        j, _ = self._native.columns()
+        tb = np.asarray(j["task_begin"])
+        n_tasks = np.diff(tb)
+        df = pd.DataFrame({
+            "job_id": self._job_ids,
+            "submit_time": np.asarray(j["submit_time"]),
+            "user": self._labels(np.asarray(j["user"]), self.user_labels),
+            "queue": self._labels(np.asarray(j["queue"]), self.queue_labels),
+            "weight": np.asarray(j["weight"]),
+            "deadline": np.asarray(j["deadline"]),
+            "n_maps": np.asarray(j["n_maps"]),
+            "n_reduces": n_tasks - np.asarray(j["n_maps"]),
+            "ideal_time": self._ideal_times(),
+        })
+        for c in self._job_meta.columns:
+            if c not in df:
+                df[c] = self._job_meta[c].to_numpy()
+        return df
+
+    def _ideal_times(self):
+        """Per job: its critical path on an empty cluster of speed-1 nodes (longest map plus
+        longest reduce), the denominator of slowdowns."""
+        j, t = self._native.columns()
+        tb = np.asarray(j["task_begin"])
+        work = np.asarray(t["work"])
+        stage = np.asarray(t["stage"])
+        longest = np.zeros((len(tb) - 1, 2))
+        if len(work):
+            job = np.asarray(t["job"])
+            np.maximum.at(longest, (job, stage.astype(np.int64)), work)
+        return longest.sum(axis=1)
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """One row per task (dense order: by job, maps before reduces)."""
+        _, t = self._native.columns()
+        job = np.asarray(t["job"])
+        df = pd.DataFrame({
+            "task_id": np.arange(len(job)),
+            "job_id": self._job_ids[job],
+            "stage": pd.Categorical.from_codes(np.asarray(t["stage"]).astype(np.int8), ["map", "reduce"]),
+            "work": np.asarray(t["work"]),
+            "estimate": np.asarray(t["estimate"]),
+            "input_bytes": np.asarray(t["input_bytes"]),
+            "output_bytes": np.asarray(t["output_bytes"]),
+            "vcores": np.asarray(t["vcores"]),
+            "memory": np.asarray(t["memory"]),
+        })
+        return df
+
+    @staticmethod
+    def _labels(codes, labels):
+        if labels is None:
+            return codes
+        return np.asarray(labels, dtype=object)[codes]
+
+    def user_code(self, label):
+        """The integer pool id of a user label (as used by scheduler parameters)."""
+        if self.user_labels is None:
+            return int(label)
+        idx = pd.Index(self.user_labels).get_indexer([label])[0]
+        if idx < 0:
+            raise ValueError(f"unknown user {label!r}; users: {list(self.user_labels)}")
+        return int(idx)
+
+    def fingerprint(self) -> str:
+        """A content hash of the workload (used to key results stores)."""
+        import hashlib
+        h = hashlib.sha256()
+        j, t = self._native.columns()
+        for d in (j, t):
+            for k in sorted(d):
+                h.update(k.encode())
+                h.update(np.ascontiguousarray(d[k]).tobytes())
+        return h.hexdigest()[:16]
+
+    def __len__(self):
+        return self.n_jobs
+
+    def __repr__(self):
+        return f"Workload(name={self.name!r}, jobs={self.n_jobs}, tasks={self.n_tasks})"
+
+
+def _replicas(tasks: pd.DataFrame, source):
+    rep_cols = sorted((c for c in tasks.columns if isinstance(c, str) and c.startswith("replica_")),
+                      key=lambda c: int(c.split("_")[1]) if c.split("_")[1].isdigit() else 1 << 30)
+    if "replicas" in tasks:
+        lists = tasks["replicas"].to_numpy()
+        lens = np.fromiter((0 if (x is None or (isinstance(x, float) and x != x)) else len(x) for x in lists),
+                           dtype=np.int64, count=len(lists))
+        flat = np.concatenate([np.asarray(x, dtype=np.int64) for x in lists if x is not None and not
+                               (isinstance(x, float) and x != x)] or [np.empty(0, np.int64)])
+    elif rep_cols:
+        mat = tasks[rep_cols].to_numpy(np.int64)
+        valid = mat >= 0
+        lens = valid.sum(axis=1)
+        flat = mat[valid]
+    else:
+        return None
+    if (flat < 0).any():
+        _fail(source, "replica node ids must be >= 0")
+    begin = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=begin[1:])
+    return begin, flat.astype(np.int32)

@@ -1,0 +1,90 @@
+"""Workloads the package ships: ``schedlab.datasets.load(name)``.
+
+``available()`` lists them. Each is built from a small data file under the package's
+``datasets/`` folder (the papers' job tables, arrival patterns and task profiles) by a builder
+function, so the same name and seed always give the same workload.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+
+from ._workload import Workload
+
+_BUILDERS: dict = {}
+
+
+def data_dir() -> str:
+    """The folder holding the shipped dataset files (installed package or source tree)."""
+    here = os.path.dirname(__file__)
+    for cand in (os.path.join(here, "_datasets"), os.path.join(here, "..", "..", "datasets")):
+        if os.path.isdir(cand):
+            return os.path.abspath(cand)
+    raise FileNotFoundError("schedlab's dataset folder is missing from this installation")
+
+
+def data_path(*parts) -> str:
+    p = os.path.join(data_dir(), *parts)
+    if not os.path.exists(p):
+        raise FileNotFoundError(f"dataset file {os.path.join(*parts)!r} is not in {data_dir()}")
+    return p
+
+
+def register(name: str, builder, description: str = ""):
+    """Adds a named dataset: ``builder(**options) -> Workload``."""
+    _BUILDERS[name] = (builder, description)
+
+
+def available() -> pd.DataFrame:
+    """Every shipped dataset with a one-line description."""
+    return pd.DataFrame([{"name": k, "description": d} for k, (_, d) in sorted(_BUILDERS.items())])
+
+
+def load(name: str, **options) -> Workload:
+    """Builds the shipped workload ``name``; ``options`` go to its builder (e.g. ``seed``)."""
+    if name not in _BUILDERS:
+        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(sorted(_BUILDERS))}")
+    return _BUILDERS[name][0](**options)
+
+
+def from_job_types(spec: dict, sequence, *, submit_times=None, seed: int = 0, users=None, name="jobs",
+                   work_jitter: float | None = None) -> Workload:
+    """Expands a table of job types (maps, reduces, map_work, reduce_work, shuffle_ratio per
+    type) and a sequence of type names into a workload. Task work is jittered uniformly by
+    +-``work_jitter`` (a fraction) with a seeded generator; reduce input = the job's map output
+    split evenly."""
+    rng = np.random.default_rng(seed)
+    types = spec["job_types"]
+    block = float(spec.get("block_bytes", 64 * 2**20))
+    jitter = float(spec.get("work_jitter", 0.0) if work_jitter is None else work_jitter)
+    n = len(sequence)
+    if submit_times is None:
+        submit_times = np.arange(n) * float(spec.get("interarrival", 0.0))
+    users = users if users is not None else spec.get("users", ["user0"])
+    job_rows, task_frames = [], []
+    for j, t in enumerate(sequence):
+        if t not in types:
+            raise ValueError(f"dataset {name}: job type {t!r} is not in its table ({sorted(types)})")
+        jt = types[t]
+        m, r = int(jt["maps"]), int(jt["reduces"])
+        mw = float(jt["map_work"]) * (1 + rng.uniform(-jitter, jitter, m))
+        rw = float(jt["reduce_work"]) * (1 + rng.uniform(-jitter, jitter, r))
+        out = block * float(jt.get("shuffle_ratio", 1.0))
+        task_frames.append(pd.DataFrame({
+            "job_id": j, "stage": [0] * m + [1] * r, "work": np.concatenate([mw, rw]),
+            "input_bytes": [block] * m + [out * m / max(r, 1)] * r, "output_bytes": [out] * m + [0.0] * r}))
+        job_rows.append({"job_id": j, "submit_time": float(submit_times[j]), "user": users[j % len(users)],
+                         "job_type": t})
+    return Workload.from_frames(pd.DataFrame(job_rows), pd.concat(task_frames, ignore_index=True), name=name)
+
+
+def _demo_mix(seed: int = 0) -> Workload:
+    with open(data_path("demo_mix.json")) as f:
+        spec = json.load(f)
+    return from_job_types(spec, spec["sequence"], seed=seed, name="demo_mix")
+
+
+register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort-like, short) from 3 users, 5 s apart")

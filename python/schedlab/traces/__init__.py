@@ -1,0 +1,38 @@
+"""Trace readers: each turns a trace file into a :class:`schedlab.Workload`.
+
+``read_trace(path)`` picks the format from the suffix (``.tr`` Hawk/Eagle, ``.tsv`` SWIM) or
+from ``format=``. Malformed input raises ``ValueError`` naming the file and line.
+"""
+from __future__ import annotations
+
+import os
+
+from .swim import read_swim
+from .tr import read_tr
+
+READERS = {"tr": read_tr, "swim": read_swim}
+SUFFIXES = {".tr": "tr", ".tsv": "swim"}
+
+
+def register_reader(name: str, reader, suffixes=()):
+    """Adds a trace format: ``reader(path, **options) -> Workload``."""
+    READERS[name] = reader
+    for s in suffixes:
+        SUFFIXES[s] = name
+
+
+def read_trace(path, format: str | None = None, **options):
+    """Reads a workload trace. ``format`` is one of ``schedlab.traces.READERS`` (default: from the
+    file's suffix); ``options`` go to that format's reader."""
+    path = os.fspath(path)
+    if format is None:
+        ext = os.path.splitext(path)[1].lower()
+        if ext not in SUFFIXES:
+            raise ValueError(f"{path}: cannot tell the trace format from the suffix {ext!r}; "
+                             f"pass format= one of {sorted(READERS)}")
+        format = SUFFIXES[ext]
+    if format not in READERS:
+        raise ValueError(f"{path}: unknown trace format {format!r}; known: {sorted(READERS)}")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such trace file")
+    return READERS[format](path, **options)
