@@ -189,8 +189,20 @@ class Sim {
   std::vector<int32_t> active_jobs_;
   std::vector<int32_t> fresh_cursor_[2];  // next never-launched task per job and stage
   std::vector<std::vector<int32_t>> requeued_[2];  // tasks to re-run, served first
-  // per job: node -> pending local maps, rack -> pending rack maps (built at submission)
-  std::vector<std::unordered_map<int32_t, std::vector<int32_t>>> node_maps_, rack_maps_;
+  // Per job, built at submission and freed when it ends: its map tasks grouped by replica node
+  // (and by rack) in flat sorted arrays, searched by binary search. Each group is consumed from
+  // the back (lowest task index last) skipping tasks no longer pending.
+  struct PlaceIndex {
+    std::vector<int32_t> place;  // sorted distinct node (or rack) ids
+    std::vector<int32_t> begin;  // group k is tasks[begin[k] .. end[k])
+    std::vector<int32_t> end;
+    std::vector<int32_t> tasks;
+    void clear() { *this = PlaceIndex{}; }
+  };
+  int32_t take_local(PlaceIndex& index, int32_t place);
+  void build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs);
+  std::vector<PlaceIndex> node_index_, rack_index_;
+  std::vector<std::pair<int32_t, int32_t>> scratch_pairs_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 
   std::vector<int32_t> cap_, used_;  // 2 per node

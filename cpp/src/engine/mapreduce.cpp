@@ -101,8 +101,8 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     fresh_cursor_[0][j] = static_cast<int32_t>(wl_.task_begin[j]);
     fresh_cursor_[1][j] = static_cast<int32_t>(wl_.task_begin[j] + wl_.n_maps[j]);
   }
-  node_maps_.resize(nj);
-  rack_maps_.resize(nj);
+  node_index_.resize(nj);
+  rack_index_.resize(nj);
   waiting_reduces_.resize(nj);
   cap_.resize(2 * n);
   used_.assign(2 * n, 0);
@@ -177,24 +177,45 @@ void Sim::place_replicas() {
   }
 }
 
+void Sim::build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs) {
+  // (place, -task) order: within a place, the lowest task index ends up last
+  std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : x.second > y.second;
+  });
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  index.tasks.reserve(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i == 0 || pairs[i].first != pairs[i - 1].first) {
+      if (i > 0) index.end.push_back(static_cast<int32_t>(index.tasks.size()));
+      index.place.push_back(pairs[i].first);
+      index.begin.push_back(static_cast<int32_t>(index.tasks.size()));
+    }
+    index.tasks.push_back(pairs[i].second);
+  }
+  if (!pairs.empty()) index.end.push_back(static_cast<int32_t>(index.tasks.size()));
+}
+
 void Sim::build_job_index(int32_t j) {
   const int64_t b = wl_.task_begin[j], e = b + wl_.n_maps[j];
-  auto& nm = node_maps_[j];
-  auto& rm = rack_maps_[j];
-  // Descending order so that the back of each list is the lowest pending task index.
-  for (int64_t t = e - 1; t >= b; --t) {
-    int32_t last_rack = -1;
-    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) {
-      const int32_t node = rep_node_[k];
-      nm[node].push_back(static_cast<int32_t>(t));
-      const int32_t rk = cluster_.rack[node];
-      if (rk != last_rack) {
-        auto& v = rm[rk];
-        if (v.empty() || v.back() != t) v.push_back(static_cast<int32_t>(t));
-        last_rack = rk;
-      }
-    }
-  }
+  auto& pairs = scratch_pairs_;
+  pairs.clear();
+  for (int64_t t = b; t < e; ++t)
+    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) pairs.emplace_back(rep_node_[k], static_cast<int32_t>(t));
+  build_place_index(node_index_[j], pairs);
+  pairs.clear();
+  for (int64_t t = b; t < e; ++t)
+    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k)
+      pairs.emplace_back(cluster_.rack[rep_node_[k]], static_cast<int32_t>(t));
+  build_place_index(rack_index_[j], pairs);
+}
+
+int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
+  auto it = std::lower_bound(index.place.begin(), index.place.end(), place);
+  if (it == index.place.end() || *it != place) return -1;
+  const size_t k = static_cast<size_t>(it - index.place.begin());
+  int32_t& end = index.end[k];
+  while (end > index.begin[k] && task_state_[index.tasks[end - 1]] != kPending) --end;
+  return end > index.begin[k] ? index.tasks[end - 1] : -1;
 }
 
 Locality Sim::locality(int32_t task, int32_t node) const {
@@ -249,19 +270,11 @@ int32_t Sim::find_map(int32_t job, int32_t node, Locality max_level) {
   while (!rq.empty() && !pending(rq.front())) rq.erase(rq.begin());
   for (int32_t t : rq)
     if (pending(t) && (locality(t, node) <= max_level || locality(t, node) == kNoLocality)) return t;
-  auto nit = node_maps_[job].find(node);
-  if (nit != node_maps_[job].end()) {
-    auto& v = nit->second;
-    while (!v.empty() && !pending(v.back())) v.pop_back();
-    if (!v.empty()) return v.back();
-  }
+  int32_t t = take_local(node_index_[job], node);
+  if (t >= 0) return t;
   if (max_level >= kRackLocal) {
-    auto rit = rack_maps_[job].find(cluster_.rack[node]);
-    if (rit != rack_maps_[job].end()) {
-      auto& v = rit->second;
-      while (!v.empty() && !pending(v.back())) v.pop_back();
-      if (!v.empty()) return v.back();
-    }
+    t = take_local(rack_index_[job], cluster_.rack[node]);
+    if (t >= 0) return t;
   }
   int32_t& c = fresh_cursor_[kMap][job];
   const int32_t end = static_cast<int32_t>(wl_.task_begin[job] + wl_.n_maps[job]);
@@ -435,8 +448,8 @@ void Sim::attempt_end(int64_t a) {
     js.finish = now_;
     active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
     --unfinished_jobs_;
-    node_maps_[job] = {};
-    rack_maps_[job] = {};
+    node_index_[job].clear();
+    rack_index_[job].clear();
     sched_.on_job_finished(*this, job);
   }
   if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0) {

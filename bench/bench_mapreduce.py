@@ -1,0 +1,70 @@
+"""Throughput of the MapReduce slot engine.
+
+    python bench/bench_mapreduce.py [--tasks 1000000] [--nodes 10000] [--scheduler fair]
+
+Prints simulated events per second, tasks per second and peak memory for (1) a synthetic
+workload of ~1,000,000 tasks on 10,000 nodes and (2) the Google sample trace
+../shared/traces/hawk_eagle/GOOG_subtrace.tr (when present) on 1,000 nodes.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import resource
+import time
+
+import numpy as np
+
+import schedlab as sl
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run(label, cluster, workload, scheduler, **options):
+    t0 = time.perf_counter()
+    r = sl.simulate(cluster, workload, scheduler, seed=0, **options)
+    wall = time.perf_counter() - t0
+    core = r.wall_seconds
+    print(f"{label}: {workload.n_jobs:,} jobs, {workload.n_tasks:,} tasks, {cluster.n_nodes:,} nodes, {scheduler}")
+    print(f"  simulated {r.end_time:,.0f} s in {core:.2f} s wall ({wall:.2f} s with result conversion)")
+    print(f"  {r.events:,} events -> {r.events / core / 1e6:.2f} M events/s; {workload.n_tasks / core / 1e6:.2f} M tasks/s")
+    print(f"  peak RSS so far: {peak_rss_mb():,.0f} MB")
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tasks", type=int, default=1_000_000)
+    ap.add_argument("--nodes", type=int, default=10_000)
+    ap.add_argument("--scheduler", default="fair")
+    args = ap.parse_args()
+
+    # (1) synthetic: jobs of 400 maps + 100 reduces arriving as a Poisson process that keeps
+    # the cluster busy
+    per_job = 500
+    jobs = max(1, args.tasks // per_job)
+    t0 = time.perf_counter()
+    wl = sl.synthetic.generate(jobs=jobs, seed=1, rate=jobs / 20000.0, maps=("constant", 400), reduces=("constant", 100),
+                               map_work=("exponential", 40.0), reduce_work=("exponential", 60.0), users=20)
+    print(f"built synthetic workload in {time.perf_counter() - t0:.1f} s")
+    cluster = sl.Cluster(nodes=args.nodes, racks=max(1, args.nodes // 40), map_slots=2, reduce_slots=2)
+    run("synthetic", cluster, wl, args.scheduler)
+
+    # (2) the Google sample trace, maps only, on 1,000 nodes with 4 map slots each
+    goog = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "hawk_eagle" / "GOOG_subtrace.tr"
+    goog = pathlib.Path(os.environ.get("SCHEDLAB_GOOG", goog))
+    if goog.exists():
+        t0 = time.perf_counter()
+        wl = sl.read_trace(goog)
+        print(f"read {goog.name} in {time.perf_counter() - t0:.1f} s")
+        cluster = sl.Cluster(nodes=1000, racks=25, map_slots=4, reduce_slots=0)
+        run("GOOG_subtrace", cluster, wl, args.scheduler)
+    else:
+        print(f"{goog} not present: skipped")
+
+
+if __name__ == "__main__":
+    main()
