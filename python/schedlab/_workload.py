@@ -94,8 +94,10 @@ class Workload:
             _fail(source, f"tasks row {i}: job_id {tasks['job_id'].iloc[i]!r} is not in the jobs table")
         if "stage" in tasks:
             st = tasks["stage"]
-            mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1)) if st.dtype == object \
-                else st.map(lambda v: _STAGES.get(int(v), -1) if v == v else -1)
+            if pd.api.types.is_numeric_dtype(st):
+                mapped = st.map(lambda v: _STAGES.get(int(v), -1) if v == v else -1)
+            else:
+                mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1))
             stage = mapped.to_numpy(np.int64)
             if (stage < 0).any():
                 i = int(np.argmax(stage < 0))

@@ -1,0 +1,217 @@
+"""The Python API contract: Cluster, Workload.from_frames, simulate, Result, schedulers."""
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedlab as sl
+from conftest import assert_slot_invariants
+
+
+def small_frames():
+    jobs = pd.DataFrame({"job_id": ["a", "b", "c"], "submit_time": [0.0, 1.0, 2.5], "user": ["u1", "u2", "u1"],
+                         "weight": [1.0, 2.0, 1.0], "deadline": [50.0, np.nan, 30.0], "kind": ["x", "y", "x"]})
+    tasks = pd.DataFrame({
+        "job_id": ["a", "a", "a", "b", "b", "c", "c", "c"],
+        "stage": ["map", "map", "reduce", "map", "reduce", "reduce", "map", "map"],
+        "work": [10.0, 12.0, 5.0, 3.0, 2.0, 4.0, 8.0, 9.0],
+    })
+    return jobs, tasks
+
+
+def test_from_frames_orders_and_keeps_columns():
+    jobs, tasks = small_frames()
+    wl = sl.Workload.from_frames(jobs.iloc[::-1], tasks)  # any row order
+    assert wl.n_jobs == 3 and wl.n_tasks == 8
+    j = wl.jobs
+    assert list(j["job_id"]) == ["a", "b", "c"]  # sorted by submit time
+    assert list(j["n_maps"]) == [2, 1, 2] and list(j["n_reduces"]) == [1, 1, 1]
+    assert list(j["user"]) == ["u1", "u2", "u1"]
+    assert list(j["kind"]) == ["x", "y", "x"]  # extra columns are kept
+    t = wl.tasks
+    # maps before reduces inside each job, original order otherwise
+    assert list(t["stage"].astype(str)) == ["map", "map", "reduce", "map", "reduce", "map", "map", "reduce"]
+    assert list(t["work"]) == [10.0, 12.0, 5.0, 3.0, 2.0, 8.0, 9.0, 4.0]
+
+
+def test_result_columns_and_dtypes():
+    jobs, tasks = small_frames()
+    wl = sl.Workload.from_frames(jobs, tasks)
+    r = sl.simulate(sl.Cluster(nodes=2, racks=1), wl, "fair", seed=3)
+    j = r.jobs
+    for col in ("job_id", "submit_time", "start_time", "finish_time", "completion_time", "queueing_delay",
+                "user", "weight", "deadline", "late", "n_maps", "n_reduces", "map_finish_time"):
+        assert col in j, col
+    assert j["finish_time"].dtype == np.float64
+    assert j["late"].dtype == bool
+    np.testing.assert_allclose(j["completion_time"], j["finish_time"] - j["submit_time"])
+    t = r.tasks
+    for col in ("job_id", "task_id", "stage", "node", "start", "finish", "duration", "status", "locality",
+                "slot", "slot_type", "speculative"):
+        assert col in t, col
+    assert isinstance(t["stage"].dtype, pd.CategoricalDtype)
+    assert set(t["status"].astype(str)) == {"succeeded"}
+    assert t["node"].dtype == np.int32
+    s = r.summary()
+    for key in ("makespan", "mean_completion_time", "p50_completion_time", "p90_completion_time",
+                "p99_completion_time", "total_flowtime", "fairness_jain", "locality_node", "locality_rack",
+                "locality_remote", "utilization", "late_fraction"):
+        assert key in s.index, key
+    assert s["total_flowtime"] == pytest.approx(j["completion_time"].sum())
+    assert 0 < s["fairness_jain"] <= 1
+    assert 0 < s["utilization"] <= 1
+    by = r.summary(by="kind")
+    assert list(by.index) == ["x", "y"] and by.loc["x", "jobs"] == 2
+    assert_slot_invariants(r)
+
+
+def test_same_seed_same_result_and_seed_matters():
+    wl = sl.synthetic.generate(jobs=40, rate=0.2, seed=5, users=3)
+    c = sl.Cluster(nodes=8, racks=2)
+    a = sl.simulate(c, wl, "fair", seed=1)
+    b = sl.simulate(c, wl, "fair", seed=1)
+    pd.testing.assert_frame_equal(a.tasks, b.tasks)
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+    d = sl.simulate(c, wl, "fair", seed=2)
+    assert not a.tasks["node"].equals(d.tasks["node"])  # replica placement follows the seed
+
+
+def test_synthetic_generator_is_seeded():
+    a = sl.synthetic.generate(jobs=30, rate=0.5, seed=9, map_work=("lognormal", 2.0, 0.5))
+    b = sl.synthetic.generate(jobs=30, rate=0.5, seed=9, map_work=("lognormal", 2.0, 0.5))
+    pd.testing.assert_frame_equal(a.tasks, b.tasks)
+    assert not a.tasks.equals(sl.synthetic.generate(jobs=30, rate=0.5, seed=10).tasks)
+    arr = sl.synthetic.generate(jobs=3, arrivals=[0, 5, 7], maps=2, reduces=1)
+    assert list(arr.jobs["submit_time"]) == [0, 5, 7]
+    assert list(arr.jobs["n_maps"]) == [2, 2, 2]
+
+
+def test_explicit_replicas_control_locality():
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0, 0], "work": [5.0, 5.0], "replica_0": [1, 1], "replica_1": [-1, 2]})
+    wl = sl.Workload.from_frames(jobs, tasks)
+    r = sl.simulate(sl.Cluster(nodes=3, racks=3, map_slots=1, reduce_slots=0), wl, "fair")
+    assert (r.tasks["locality"] == "node").all()
+    assert set(r.tasks["node"]) <= {1, 2}
+
+
+def test_parallel_threads_give_identical_results():
+    wl = sl.synthetic.generate(jobs=60, rate=0.3, seed=2)
+    c = sl.Cluster(nodes=10, racks=2)
+    out = {}
+
+    def work(i):
+        out[i] = sl.simulate(c, wl, "fair", seed=7).jobs
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    for i in range(1, 4):
+        pd.testing.assert_frame_equal(out[0], out[i])
+
+
+def test_scheduler_catalogue():
+    av = sl.schedulers.available()
+    assert {"fifo", "fair", "capacity", "edf"} <= set(av["name"])
+    assert av["citation"].str.len().gt(10).all()
+    p = sl.schedulers.params("fair")
+    assert "locality_delay" in set(p["name"])
+    assert sl.schedulers.get("fair", locality_delay=3).resolved()["locality_delay"] == 3
+    assert "slowstart" in set(sl.schedulers.options("mapreduce")["name"])
+
+
+def test_scheduler_parameters_take_effect():
+    wl = sl.synthetic.generate(jobs=30, seed=4, maps=("randint", 5, 10), reduces=2)
+    c = sl.Cluster(nodes=4)
+    a = sl.simulate(c, wl, sl.schedulers.get("fifo", k=1)).summary()
+    b = sl.simulate(c, wl, "fifo").summary()
+    assert a["makespan"] != b["makespan"]
+    late = sl.simulate(c, wl, "fifo", slowstart=1.0).tasks
+    first_reduce = late[late["stage"] == "reduce"].groupby("job_id")["start"].min()
+    last_map = late[late["stage"] == "map"].groupby("job_id")["finish"].max()
+    assert (first_reduce >= last_map.loc[first_reduce.index] - 1e-9).all()
+
+
+def test_pool_weights_by_user_label():
+    wl = sl.synthetic.generate(jobs=20, seed=1, users=2, maps=20, reduces=0)
+    c = sl.Cluster(nodes=2, map_slots=2, reduce_slots=0)
+    r = sl.simulate(c, wl, sl.schedulers.get("fair", pool_weights={"user0": 3.0}))
+    assert_slot_invariants(r)
+    with pytest.raises(ValueError, match="unknown user"):
+        sl.simulate(c, wl, sl.schedulers.get("fair", pool_weights={"nobody": 3.0}))
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(nodes=0), "nodes"),
+    (dict(nodes=-3), "nodes"),
+    (dict(nodes=4, racks=5), "racks"),
+    (dict(nodes=2, speeds=[1.0, -1.0]), "speeds"),
+    (dict(nodes=2, speeds=[1.0, 2.0, 3.0]), "speeds"),
+    (dict(nodes=2, map_slots=-1), "map_slots"),
+])
+def test_bad_cluster(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sl.Cluster(**kwargs)
+
+
+@pytest.mark.parametrize("table, mutate, match", [
+    ("tasks", lambda t: t.assign(work=[-1.0] + list(t["work"][1:])), "'work' must be"),
+    ("tasks", lambda t: t.assign(work=[np.nan] + list(t["work"][1:])), "'work' must be"),
+    ("jobs", lambda j: j.assign(submit_time=[-5.0, 1.0, 2.5]), "submit_time"),
+    ("tasks", lambda t: t.assign(stage=["map"] * 7 + ["shuffle"]), "stage"),
+    ("tasks", lambda t: t.assign(job_id=["a"] * 7 + ["zzz"]), "zzz"),
+    ("jobs", lambda j: j.assign(job_id=["a", "a", "c"]), "more than once"),
+    ("jobs", lambda j: j.assign(weight=[1.0, 0.0, 1.0]), "weight"),
+    ("tasks", lambda t: t.drop(columns=["work"]), "work"),
+    ("jobs", lambda j: j.assign(job_id=["a", "b", "d"]), "not in the jobs table"),
+])
+def test_bad_workload(table, mutate, match):
+    jobs, tasks = small_frames()
+    if table == "jobs":
+        jobs = mutate(jobs)
+    else:
+        tasks = mutate(tasks)
+    with pytest.raises(ValueError, match=match):
+        sl.Workload.from_frames(jobs, tasks)
+
+
+def test_job_without_tasks_is_an_error():
+    jobs, tasks = small_frames()
+    with pytest.raises(ValueError, match="has no tasks"):
+        sl.Workload.from_frames(jobs, tasks[tasks["job_id"] != "b"])
+
+
+def test_bad_scheduler_and_options():
+    wl = sl.synthetic.generate(jobs=3, seed=1)
+    c = sl.Cluster(nodes=2)
+    with pytest.raises(ValueError, match="unknown scheduler 'nope'"):
+        sl.simulate(c, wl, "nope")
+    with pytest.raises(ValueError, match="unknown parameter 'delay'"):
+        sl.schedulers.get("fair", delay=3)
+    with pytest.raises(ValueError, match="outside"):
+        sl.schedulers.get("fair", locality_delay=-5)
+    with pytest.raises(ValueError, match="not one of"):
+        sl.schedulers.get("fair", pool_mode="lottery")
+    with pytest.raises(ValueError, match="slowstart"):
+        sl.simulate(c, wl, "fifo", slowstart=1.5)
+    with pytest.raises(ValueError, match="unknown parameter 'colour'"):
+        sl.simulate(c, wl, "fifo", colour=1)
+    with pytest.raises(ValueError, match="seed"):
+        sl.simulate(c, wl, "fifo", seed=-1)
+    with pytest.raises(ValueError, match="capacities"):
+        sl.simulate(c, wl, sl.schedulers.get("capacity", capacities="0:0.7,0:x"))
+    with pytest.raises(ValueError, match="more than 1"):
+        sl.simulate(c, sl.synthetic.generate(jobs=4, queues=2), sl.schedulers.get("capacity", capacities=[0.7, 0.6]))
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0], "work": [1.0], "replica_0": [7]})
+    with pytest.raises(ValueError, match="not in the cluster"):
+        sl.simulate(c, sl.Workload.from_frames(jobs, tasks), "fifo")
+
+
+def test_time_limit_leaves_unfinished_jobs_as_nan():
+    wl = sl.synthetic.generate(jobs=10, seed=1, maps=5, map_work=100.0)
+    r = sl.simulate(sl.Cluster(nodes=1, map_slots=1), wl, "fifo", time_limit=250)
+    assert r.jobs["finish_time"].isna().any()
+    assert r.summary()["unfinished_jobs"] > 0
