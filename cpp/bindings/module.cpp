@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common.h"
 #include "schedlab/cluster.h"
 #include "schedlab/registry.h"
 #include "schedlab/results.h"
@@ -45,6 +46,10 @@ std::vector<T> column(const py::dict& d, const char* name, bool required = false
   return std::vector<T>(a.data(), a.data() + a.size());
 }
 
+}  // namespace
+
+namespace schedlab::bindings {
+
 ParamValues to_values(const py::dict& d) {
   ParamValues v;
   for (auto item : d) {
@@ -63,6 +68,12 @@ ParamValues to_values(const py::dict& d) {
   return v;
 }
 
+}  // namespace schedlab::bindings
+
+namespace {
+using schedlab::bindings::result_dict;
+using schedlab::bindings::to_values;
+
 py::dict spec_dict(const ParamSpec& s) {
   static const char* types[] = {"number", "integer", "boolean", "choice", "text"};
   py::dict d;
@@ -78,6 +89,10 @@ py::dict spec_dict(const ParamSpec& s) {
   d["doc"] = s.doc;
   return d;
 }
+
+}  // namespace
+
+namespace schedlab::bindings {
 
 py::dict result_dict(SimResult&& r) {
   py::dict out;
@@ -109,7 +124,7 @@ py::dict result_dict(SimResult&& r) {
   return out;
 }
 
-}  // namespace
+}  // namespace schedlab::bindings
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "schedlab's C++ simulation core";
@@ -236,4 +251,6 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("cluster"), py::arg("workload"), py::arg("scheduler"), py::arg("scheduler_params"),
       py::arg("options"), py::arg("seed"));
+
+  schedlab::bindings::bind_python_scheduler(m);
 }

@@ -9,6 +9,7 @@ import pandas as pd
 from . import _core
 from ._cluster import Cluster
 from ._workload import Workload
+from . import schedulers as schedulers_mod
 from .schedulers import SchedulerConfig, as_config, check_options
 
 STATUS = ["running", "succeeded", "killed", "failed"]
@@ -36,8 +37,9 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     :class:`~schedlab.schedulers.SchedulerConfig`) and returns a :class:`Result`.
 
     ``options`` are the engine's settings (see ``schedlab.schedulers.options()``), e.g.
-    ``heartbeat_interval``, ``slowstart``, ``replication``. The same inputs and seed always give
-    the same result. The simulation runs without the GIL, so threads run simulations in parallel.
+    ``heartbeat_interval``, ``slowstart``, ``replication``, ``measure_overhead``. ``scheduler`` may
+    also be an instance of a :class:`schedlab.Scheduler` subclass (a scheduler written in Python).
+    The same inputs and seed always give the same result. The simulation runs without the GIL, so threads run simulations in parallel.
     """
     if not isinstance(cluster, Cluster):
         raise ValueError(f"cluster must be a schedlab.Cluster, got {type(cluster).__name__}")
@@ -45,6 +47,8 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
         raise ValueError(f"workload must be a schedlab.Workload, got {type(workload).__name__}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(scheduler, str) and scheduler in schedulers_mod._PYTHON:
+        scheduler = schedulers_mod.get(scheduler)  # a scheduler written in Python, by name
     hook = getattr(scheduler, "_simulate", None)
     if hook is not None:  # schedulers written in Python plug in here
         return hook(cluster, workload, int(seed), options)
@@ -135,8 +139,11 @@ class Result:
 
     def summary(self, by: str | None = None, percentiles=(50, 90, 99)) -> pd.Series | pd.DataFrame:
         """Headline metrics: makespan, mean and percentile completion times, total flowtime,
-        Jain's fairness index over per-job slowdowns, locality fractions, slot utilization,
-        late-job proportion (with deadlines). ``by`` groups the job metrics by a job column
+        Jain's fairness index over per-job slowdowns, locality fractions, slot utilization.
+        With deadlines: ``late_fraction`` (P, the proportion of late jobs), ``late_jobs`` and
+        ``mean_tardiness``; the mean turnaround T is ``mean_completion_time``. With
+        ``measure_overhead=True``: ``overhead_per_job`` (O, wall seconds spent in the scheduler
+        per finished job) and ``overhead_fraction`` (O/T). ``by`` groups the job metrics by a job column
         (e.g. ``"class"``) and returns one row per group."""
         jobs = self.jobs
         if by is not None:
@@ -158,6 +165,11 @@ class Result:
         wasted = tasks["status"] == "killed"
         s["wasted_attempt_time"] = float((tasks["finish"][wasted] - tasks["start"][wasted]).sum())
         s["attempts"] = float(len(tasks))
+        if "scheduler_seconds" in self.counters:  # simulate(..., measure_overhead=True)
+            finished = float(np.isfinite(jobs["finish_time"].to_numpy(float)).sum())
+            s["overhead_per_job"] = self.counters["scheduler_seconds"] / finished if finished else np.nan
+            t = s["mean_completion_time"]
+            s["overhead_fraction"] = s["overhead_per_job"] / t if t > 0 else np.nan
         return s
 
     def __repr__(self):
@@ -188,4 +200,7 @@ def _job_metrics(jobs: pd.DataFrame, percentiles) -> pd.Series:
     if "late" in jobs and np.isfinite(jobs["deadline"]).any():
         has = np.isfinite(jobs["deadline"].to_numpy(float))
         s["late_fraction"] = float(jobs["late"][has].mean())
+        s["late_jobs"] = float(jobs["late"][has].sum())
+        tardy = (jobs["finish_time"] - jobs["deadline"]).clip(lower=0)[has & done]
+        s["mean_tardiness"] = float(tardy.mean()) if len(tardy) else np.nan
     return pd.Series(s)

@@ -5,6 +5,9 @@
 >>> sl.schedulers.params("fair")         # DataFrame: one row per parameter
 >>> fair = sl.schedulers.get("fair", locality_delay=3.0)
 >>> sl.simulate(cluster, workload, fair)
+
+Schedulers written in Python (subclasses of :class:`schedlab.Scheduler`, such as ``mrcp``) are
+listed too, with engine ``"python"``; ``get`` returns an instance of their class.
 """
 from __future__ import annotations
 
@@ -26,9 +29,25 @@ def _engines():
     return {e["name"]: e for e in _core.engines()}
 
 
+_PYTHON: dict = {}
+
+
+def register(cls):
+    """Lists a :class:`schedlab.Scheduler` subclass by its ``name`` so that ``available()``,
+    ``params()``, ``get()`` and ``simulate(..., name)`` know it. Usable as a class decorator."""
+    from .pyscheduler import Scheduler
+    if not (isinstance(cls, type) and issubclass(cls, Scheduler)):
+        raise ValueError(f"register: expected a subclass of schedlab.Scheduler, got {cls!r}")
+    name = cls.scheduler_name()
+    if name in _catalogue():
+        raise ValueError(f"register: {name!r} is already a built-in scheduler")
+    _PYTHON[name] = cls
+    return cls
+
+
 def names() -> list:
-    """Names of every built-in scheduler."""
-    return list(_catalogue())
+    """Names of every built-in scheduler (C++ and Python)."""
+    return list(_catalogue()) + list(_PYTHON)
 
 
 def available() -> pd.DataFrame:
@@ -42,11 +61,22 @@ def available() -> pd.DataFrame:
             "summary": s["summary"],
             "params": {p["name"]: p["default"] for p in s["params"]},
         })
+    for name, cls in _PYTHON.items():
+        rows.append({
+            "name": name,
+            "engine": "python",
+            "citation": cls.citation,
+            "summary": cls.summary,
+            "params": {p["name"]: p["default"] for p in cls.param_specs},
+        })
     return pd.DataFrame(rows)
 
 
 def params(name: str) -> pd.DataFrame:
     """The parameters of scheduler ``name``: type, default, range or choices, meaning."""
+    if name in _PYTHON:
+        specs = [{"min": -1e300, "max": 1e300, "choices": []} | p for p in _PYTHON[name].param_specs]
+        return pd.DataFrame(specs, columns=["name", "type", "default", "min", "max", "choices", "doc"])
     return pd.DataFrame(_info(name)["params"], columns=["name", "type", "default", "min", "max", "choices", "doc"])
 
 
@@ -60,7 +90,7 @@ def options(engine: str = "mapreduce") -> pd.DataFrame:
 def _info(name):
     cat = _catalogue()
     if name not in cat:
-        raise ValueError(f"unknown scheduler {name!r}; available: {', '.join(cat)}")
+        raise ValueError(f"unknown scheduler {name!r}; available: {', '.join(names())}")
     return cat[name]
 
 
@@ -86,7 +116,7 @@ def _check(owner, specs, values):
             if t == "integer" and float(v) != math.floor(float(v)):
                 raise ValueError(f"{owner}: parameter {key!r} must be a whole number, got {v!r}")
             fv = float(v)
-            if math.isnan(fv) or fv < p["min"] or fv > p["max"]:
+            if math.isnan(fv) or fv < p.get("min", -math.inf) or fv > p.get("max", math.inf):
                 raise ValueError(f"{owner}: parameter {key!r} = {v!r} is outside [{p['min']}, {p['max']}]")
 
 
@@ -124,9 +154,12 @@ class SchedulerConfig:
         return f"SchedulerConfig({self.name!r}{args})"
 
 
-def get(name: str, **params) -> SchedulerConfig:
-    """A configured scheduler: ``get("fair", locality_delay=3)``. Unknown names, unknown
+def get(name: str, **params):
+    """A configured scheduler: ``get("fair", locality_delay=3)`` (a :class:`SchedulerConfig`), or
+    for a scheduler written in Python an instance of its class. Unknown names, unknown
     parameters and out-of-range values raise ``ValueError``."""
+    if name in _PYTHON:
+        return _PYTHON[name](**params)
     return SchedulerConfig(name, **params)
 
 
@@ -134,6 +167,8 @@ def as_config(scheduler) -> SchedulerConfig:
     if isinstance(scheduler, SchedulerConfig):
         return scheduler
     if isinstance(scheduler, str):
+        if scheduler in _PYTHON:
+            return _PYTHON[scheduler]()
         return SchedulerConfig(scheduler)
     raise ValueError(f"scheduler must be a name or a SchedulerConfig, got {type(scheduler).__name__}")
 

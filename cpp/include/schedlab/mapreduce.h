@@ -43,6 +43,7 @@ struct Options {
   int replication = 3;                 // replicas drawn per map when the workload has none
   double time_limit = std::numeric_limits<double>::infinity();
   double sample_interval = 0;          // > 0: record slot-usage time series every so many seconds
+  bool measure_overhead = false;       // time every scheduler callback (counters scheduler_seconds/_calls)
 
   static const std::vector<ParamSpec>& specs();
   static Options from(const Params& p);
@@ -166,6 +167,8 @@ class Sim {
   void release(int64_t attempt);
   void place_replicas();
   void build_job_index(int32_t job);
+  template <class F>
+  void call_scheduler(F&& f);  // runs one scheduler callback, timing it when measure_overhead is set
 
   const Cluster& cluster_;
   const Workload& wl_;
@@ -217,6 +220,8 @@ class Sim {
   int64_t total_running_[2] = {0, 0};
   int64_t unfinished_jobs_ = 0;
   int64_t n_parked_ = 0;
+  int64_t sched_ns_ = 0;
+  uint64_t sched_calls_ = 0;
   std::map<std::string, double> counters_;
   std::map<std::string, TimeSeries> series_;
 };

@@ -11,6 +11,7 @@
 #include "schedlab/mapreduce.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <unordered_map>
@@ -38,6 +39,9 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::integer("replication", 3, 1, 1000, "replicas drawn for each map input when the workload gives none (HDFS placement)"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
       ParamSpec::number("sample_interval", 0, 0, 1e9, "> 0: record slot usage every so many seconds (series 'slots')"),
+      ParamSpec::boolean("measure_overhead", false,
+                         "measure the wall time of every scheduler callback (counters 'scheduler_seconds' and "
+                         "'scheduler_calls'; the summary then reports overhead per job); off keeps results free of wall-clock values"),
   };
   return s;
 }
@@ -53,6 +57,7 @@ Options Options::from(const Params& p) {
   o.replication = static_cast<int>(p.integer("replication"));
   o.time_limit = p.number("time_limit");
   o.sample_interval = p.number("sample_interval");
+  o.measure_overhead = p.boolean("measure_overhead");
   return o;
 }
 
@@ -79,6 +84,18 @@ void register_engine() {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+template <class F>
+inline void Sim::call_scheduler(F&& f) {
+  if (!opt_.measure_overhead) {
+    f();
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  sched_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  ++sched_calls_;
+}
 
 Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options,
          uint64_t seed)
@@ -436,25 +453,25 @@ void Sim::attempt_end(int64_t a) {
   js.running[stage]--;
   js.done[stage]++;
   total_running_[stage]--;
-  sched_.on_attempt_finished(*this, a);
+  call_scheduler([&] { sched_.on_attempt_finished(*this, a); });
   if (stage == kMap && js.done[kMap] == wl_.n_maps[job]) {
     js.map_finish = now_;
     finish_reduce_copy(job);
-    sched_.on_stage_finished(*this, job, kMap);
+    call_scheduler([&] { sched_.on_stage_finished(*this, job, kMap); });
   }
   const int64_t total = wl_.task_begin[job + 1] - wl_.task_begin[job];
   if (js.done[0] + js.done[1] == total) {
-    if (wl_.n_reduces(job) > 0) sched_.on_stage_finished(*this, job, kReduce);
+    if (wl_.n_reduces(job) > 0) call_scheduler([&] { sched_.on_stage_finished(*this, job, kReduce); });
     js.finish = now_;
     active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
     --unfinished_jobs_;
     node_index_[job].clear();
     rack_index_[job].clear();
-    sched_.on_job_finished(*this, job);
+    call_scheduler([&] { sched_.on_job_finished(*this, job); });
   }
   if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0) {
     ++oob_heartbeats_;
-    sched_.on_heartbeat(*this, node);
+    call_scheduler([&] { sched_.on_heartbeat(*this, node); });
   }
 }
 
@@ -483,7 +500,7 @@ void Sim::submit(int32_t j) {
   total_pending_[kReduce] += js.pending[kReduce];
   active_jobs_.push_back(j);
   build_job_index(j);
-  sched_.on_job_submitted(*this, j);
+  call_scheduler([&] { sched_.on_job_submitted(*this, j); });
   wake_parked_nodes();
 }
 
@@ -507,7 +524,7 @@ void Sim::heartbeat(int32_t node) {
     return;
   }
   ++heartbeats_;
-  sched_.on_heartbeat(*this, node);
+  call_scheduler([&] { sched_.on_heartbeat(*this, node); });
   events_q_.push(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));
 }
 
@@ -542,7 +559,7 @@ SimResult Sim::run() {
       }
       case kHeartbeat: heartbeat(static_cast<int32_t>(e.a)); break;
       case kAttemptEnd: attempt_end(static_cast<int64_t>(e.b)); break;
-      case kTimer: sched_.on_timer(*this, e.b); break;
+      case kTimer: call_scheduler([&] { sched_.on_timer(*this, e.b); }); break;
       case kSample: sample(); break;
     }
   }
@@ -577,6 +594,10 @@ SimResult Sim::run() {
   r.counters["heartbeats"] = double(heartbeats_);
   r.counters["out_of_band_heartbeats"] = double(oob_heartbeats_);
   r.counters["heartbeat_interval"] = hb_interval_;
+  if (opt_.measure_overhead) {
+    r.counters["scheduler_seconds"] = double(sched_ns_) * 1e-9;
+    r.counters["scheduler_calls"] = double(sched_calls_);
+  }
   r.events = events_;
   r.end_time = now_;
   sched_.finish(*this, r);
