@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "schedlab/cluster.h"
+#include "schedlab/fresh.h"
 #include "schedlab/registry.h"
 #include "schedlab/results.h"
 #include "schedlab/workload.h"
@@ -231,6 +232,30 @@ PYBIND11_MODULE(_core, m) {
     }
     return out;
   });
+  m.def(
+      "fresh_static_split",
+      [](std::shared_ptr<Cluster> cluster, std::shared_ptr<Workload> workload, int64_t k, const std::string& share,
+         const std::string& deduction, double network_bandwidth) {
+        if (share != "set_size" && share != "k") throw std::invalid_argument("fresh_static_split: share must be 'set_size' or 'k'");
+        if (deduction != "remaining" && deduction != "literal")
+          throw std::invalid_argument("fresh_static_split: deduction must be 'remaining' or 'literal'");
+        mr::FreshSplitOptions o;
+        o.k = k;
+        o.share_by_set_size = share == "set_size";
+        o.literal_deduction = deduction == "literal";
+        o.network_bandwidth = network_bandwidth;
+        mr::FreshSplit s = mr::fresh_static_split(*cluster, *workload, o);
+        py::dict d;
+        d["map_slots"] = s.map_slots;
+        d["reduce_slots"] = s.reduce_slots;
+        d["makespan"] = s.makespan;
+        d["makespan_by_split"] = to_numpy(std::move(s.makespan_by_split));
+        d["node_map_slots"] = to_numpy(std::move(s.node_map_slots));
+        d["node_reduce_slots"] = to_numpy(std::move(s.node_reduce_slots));
+        return d;
+      },
+      py::arg("cluster"), py::arg("workload"), py::arg("k"), py::arg("share"), py::arg("deduction"),
+      py::arg("network_bandwidth"));
   m.def(
       "run",
       [](std::shared_ptr<Cluster> cluster, std::shared_ptr<Workload> workload, const std::string& scheduler,

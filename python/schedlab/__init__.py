@@ -28,6 +28,6 @@ __all__ = ["Cluster", "Workload", "Result", "simulate", "Scheduler", "MAP", "RED
 def __getattr__(name):
     # heavier optional parts load on first use
     import importlib
-    if name in ("plot", "sweep_module", "cli"):
+    if name in ("plot", "sweep_module", "cli", "mapreduce"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'schedlab' has no attribute {name!r}")

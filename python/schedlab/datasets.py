@@ -88,3 +88,6 @@ def _demo_mix(seed: int = 0) -> Workload:
 
 
 register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort-like, short) from 3 users, 5 s apart")
+
+# the papers' workloads register themselves on import
+from . import _wang_datasets  # noqa: E402,F401

@@ -95,6 +95,9 @@ class Scheduler {
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const Params&)>;
 void register_scheduler(SchedulerInfo info, SchedulerFactory factory);
+// A registered mapreduce-engine scheduler built with `given` parameters (validated against its
+// declared ones), e.g. for a scheduler that runs another one on a configuration it computes.
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const ParamValues& given);
 
 class Sim {
  public:

@@ -67,6 +67,14 @@ void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
   schedlab::register_scheduler(std::move(info));
 }
 
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const ParamValues& given) {
+  const SchedulerInfo& info = find_scheduler(name);
+  auto it = factories().find(info.name);
+  if (info.engine != "mapreduce" || it == factories().end())
+    throw std::invalid_argument("scheduler '" + name + "' does not run on the mapreduce engine");
+  return it->second(Params(info.name, info.params, given));
+}
+
 void register_engine() {
   EngineInfo e;
   e.name = "mapreduce";

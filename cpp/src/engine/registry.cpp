@@ -10,6 +10,7 @@ namespace schedlab {
 namespace mr {
 void register_engine();
 void register_hadoop_schedulers();
+void register_fresh_schedulers();
 }  // namespace mr
 
 namespace {
@@ -21,6 +22,7 @@ void ensure_registered() {
   std::call_once(once, [] {
     mr::register_engine();
     mr::register_hadoop_schedulers();
+    mr::register_fresh_schedulers();
   });
 }
 }  // namespace

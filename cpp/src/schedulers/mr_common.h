@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -22,9 +23,12 @@ class AdmissionControl {
  public:
   explicit AdmissionControl(int64_t k = 0) : k_(k) {}
   bool enabled() const { return k_ > 0; }
-  void init(const Sim& sim) { state_.assign(sim.workload().n_jobs(), kWaiting); }
+  void init(const Sim& sim) {
+    state_.assign(sim.workload().n_jobs(), kWaiting);
+    admit_time_.assign(sim.workload().n_jobs(), std::numeric_limits<double>::quiet_NaN());
+  }
   void on_submitted(Sim& sim, int32_t job) {
-    if (!enabled()) return;
+    if (!enabled()) { admit_time_[job] = sim.now(); return; }
     waiting_.push_back(job);
     fill_map_set(sim);
   }
@@ -53,6 +57,15 @@ class AdmissionControl {
     if (!enabled()) return true;
     return stage == kMap ? state_[job] == kInM : state_[job] == kInR;
   }
+  // Set membership (meaningful when enabled): M, R, R' and the next job waiting for M.
+  bool in_map_set(int32_t job) const { return state_[job] == kInM; }
+  bool in_reduce_set(int32_t job) const { return state_[job] == kInR; }
+  bool in_reduce_wait(int32_t job) const { return state_[job] == kInRPrime; }
+  int64_t map_set_size() const { return in_m_; }
+  int64_t limit() const { return k_; }
+  int32_t next_waiting() const { return waiting_.empty() ? -1 : waiting_.front(); }
+  // When the job entered M (its submission time when the limit is off); NaN before that.
+  double admit_time(int32_t job) const { return admit_time_[job]; }
 
  private:
   enum State : uint8_t { kWaiting, kInM, kInR, kInRPrime, kDone };
@@ -61,6 +74,7 @@ class AdmissionControl {
       const int32_t j = waiting_.front();
       waiting_.pop_front();
       if (sim.workload().n_maps[j] == 0) {  // nothing to map: straight to the reduce sets
+        admit_time_[j] = sim.now();
         state_[j] = kInM;
         ++in_m_;
         on_stage_finished(sim, j, kMap);
@@ -68,11 +82,13 @@ class AdmissionControl {
       }
       state_[j] = kInM;
       ++in_m_;
+      admit_time_[j] = sim.now();
     }
   }
   int64_t k_;
   int64_t in_m_ = 0, in_r_ = 0;
   std::vector<uint8_t> state_;
+  std::vector<double> admit_time_;
   std::deque<int32_t> waiting_, r_prime_;
 };
 
