@@ -40,18 +40,20 @@ def main():
     ap.add_argument("--tasks", type=int, default=1_000_000)
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--scheduler", default="fair")
+    ap.add_argument("--rates", default="0.1,0.5", help="job arrival rates (jobs/s) to try, comma-separated")
     args = ap.parse_args()
 
-    # (1) synthetic: jobs of 400 maps + 100 reduces arriving as a Poisson process that keeps
-    # the cluster busy
+    # (1) synthetic: jobs of 400 maps + 100 reduces arriving as a Poisson process; at 0.1 jobs/s
+    # the cluster is lightly loaded, at 0.5 jobs/s about half its map slots are busy
     per_job = 500
     jobs = max(1, args.tasks // per_job)
-    t0 = time.perf_counter()
-    wl = sl.synthetic.generate(jobs=jobs, seed=1, rate=jobs / 20000.0, maps=("constant", 400), reduces=("constant", 100),
-                               map_work=("exponential", 40.0), reduce_work=("exponential", 60.0), users=20)
-    print(f"built synthetic workload in {time.perf_counter() - t0:.1f} s")
     cluster = sl.Cluster(nodes=args.nodes, racks=max(1, args.nodes // 40), map_slots=2, reduce_slots=2)
-    run("synthetic", cluster, wl, args.scheduler)
+    for rate in (float(x) for x in args.rates.split(",")):
+        t0 = time.perf_counter()
+        wl = sl.synthetic.generate(jobs=jobs, seed=1, rate=rate, maps=("constant", 400), reduces=("constant", 100),
+                                   map_work=("exponential", 40.0), reduce_work=("exponential", 60.0), users=20)
+        print(f"built synthetic workload (rate {rate} jobs/s) in {time.perf_counter() - t0:.1f} s")
+        run(f"synthetic, {rate} jobs/s", cluster, wl, args.scheduler)
 
     # (2) the Google sample trace, maps only, on 1,000 nodes with 4 map slots each
     goog = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "hawk_eagle" / "GOOG_subtrace.tr"

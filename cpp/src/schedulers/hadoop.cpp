@@ -147,6 +147,7 @@ class FairScheduler : public Scheduler {
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
+    stats_valid_[0] = stats_valid_[1] = false;
     const double demand_maps = double(sim.total_pending(kMap) + sim.total_running(kMap));
     const double demand_reduces = double(sim.total_pending(kReduce) + sim.total_running(kReduce));
     const int32_t cap[2] = {load_cap(sim.map_capacity(node), demand_maps, sim.total_map_slots()),
@@ -185,22 +186,34 @@ class FairScheduler : public Scheduler {
 
   // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
   // FIFO) order. Returns whether a task was launched.
-  bool assign_one(Sim& sim, int32_t node, int type) {
+  // Pool aggregates are computed once per heartbeat and type, then kept up to date as this
+  // heartbeat launches tasks: an assignment costs O(pools + jobs of the pools visited).
+  void compute_pool_stats(const Sim& sim, int type) {
     const auto& wl = sim.workload();
-    pool_order_.clear();
+    auto& st = stats_[type];
+    st.assign(pool_jobs_.size(), PoolStat{});
     for (int32_t p = 0; p < int32_t(pool_jobs_.size()); ++p) {
-      double running = 0, demand = 0, start = INFINITY;
-      bool any = false;
+      PoolStat& ps = st[p];
       for (int32_t j : pool_jobs_[p]) {
         const JobState& js = sim.job(j);
-        running += js.running_attempts[type];
+        ps.running += js.running_attempts[type];
         if (runnable(sim, j, type)) {
-          any = true;
-          demand += js.pending[type] + js.running[type];
+          ps.any = true;
+          ps.demand += js.pending[type] + js.running[type];
         }
-        start = std::min(start, wl.submit_time[j]);
+        ps.start = std::min(ps.start, wl.submit_time[j]);
       }
-      if (any) pool_order_.push_back({FairKey::make(running, demand, pool_min_share_[p], pool_weight_[p], start, p), p});
+    }
+    stats_valid_[type] = true;
+  }
+
+  bool assign_one(Sim& sim, int32_t node, int type) {
+    const auto& wl = sim.workload();
+    if (!stats_valid_[type]) compute_pool_stats(sim, type);
+    pool_order_.clear();
+    for (int32_t p = 0; p < int32_t(pool_jobs_.size()); ++p) {
+      const PoolStat& ps = stats_[type][p];
+      if (ps.any) pool_order_.push_back({FairKey::make(ps.running, ps.demand, pool_min_share_[p], pool_weight_[p], ps.start, p), p});
     }
     std::sort(pool_order_.begin(), pool_order_.end());
     for (auto& [key, p] : pool_order_) {
@@ -217,13 +230,18 @@ class FairScheduler : public Scheduler {
       for (auto& [jk, j] : job_order_) {
         if (type == kReduce) {
           const int32_t t = sim.find_reduce(j);
-          if (t >= 0) { sim.launch(t, node); return true; }
+          if (t >= 0) {
+            sim.launch(t, node);
+            stats_[type][p].running += 1;
+            return true;
+          }
           continue;
         }
         const int32_t t = sim.find_map(j, node, delay_.allowed(j));
         if (t >= 0) {
           delay_.launched(j, sim.locality(t, node));
           sim.launch(t, node);
+          stats_[type][p].running += 1;
           return true;
         }
         delay_.skipped(j);
@@ -242,6 +260,12 @@ class FairScheduler : public Scheduler {
   std::vector<double> pool_weight_, pool_min_share_;
   std::vector<std::vector<int32_t>> pool_jobs_;
   std::vector<std::pair<FairKey, int32_t>> pool_order_, job_order_;
+  struct PoolStat {
+    double running = 0, demand = 0, start = INFINITY;
+    bool any = false;
+  };
+  std::vector<PoolStat> stats_[2];
+  bool stats_valid_[2] = {false, false};
 };
 
 // ------------------------------------------------------------------------------------------
