@@ -305,8 +305,9 @@ int32_t Sim::find_map(int32_t job, int32_t node, Locality max_level) {
   const int32_t end = static_cast<int32_t>(wl_.task_begin[job] + wl_.n_maps[job]);
   while (c < end && !pending(c)) ++c;
   if (c < end) {
-    const Locality l = locality(c, node);
-    if (l <= max_level || l == kNoLocality) return c;
+    // A task with replicas that is node- or rack-local was found above, so below kRemote the
+    // only candidate left here is a task without locality information.
+    if (max_level >= kRemote || rep_begin_[c] == rep_begin_[c + 1]) return c;
   }
   return -1;
 }
