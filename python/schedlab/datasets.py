@@ -51,11 +51,12 @@ def load(name: str, **options) -> Workload:
 
 
 def from_job_types(spec: dict, sequence, *, submit_times=None, seed: int = 0, users=None, name="jobs",
-                   work_jitter: float | None = None) -> Workload:
+                   work_jitter: float | None = None, map_replicas=None) -> Workload:
     """Expands a table of job types (maps, reduces, map_work, reduce_work, shuffle_ratio per
     type) and a sequence of type names into a workload. Task work is jittered uniformly by
     +-``work_jitter`` (a fraction) with a seeded generator; reduce input = the job's map output
-    split evenly."""
+    split evenly. ``map_replicas(job_index, n_maps)``, if given, returns one list of replica node
+    ids per map of that job (the workload then carries its own block placement)."""
     rng = np.random.default_rng(seed)
     types = spec["job_types"]
     block = float(spec.get("block_bytes", 64 * 2**20))
@@ -73,9 +74,15 @@ def from_job_types(spec: dict, sequence, *, submit_times=None, seed: int = 0, us
         mw = float(jt["map_work"]) * (1 + rng.uniform(-jitter, jitter, m))
         rw = float(jt["reduce_work"]) * (1 + rng.uniform(-jitter, jitter, r))
         out = block * float(jt.get("shuffle_ratio", 1.0))
-        task_frames.append(pd.DataFrame({
+        frame = pd.DataFrame({
             "job_id": j, "stage": [0] * m + [1] * r, "work": np.concatenate([mw, rw]),
-            "input_bytes": [block] * m + [out * m / max(r, 1)] * r, "output_bytes": [out] * m + [0.0] * r}))
+            "input_bytes": [block] * m + [out * m / max(r, 1)] * r, "output_bytes": [out] * m + [0.0] * r})
+        if map_replicas is not None:
+            reps = list(map_replicas(j, m))
+            if len(reps) != m:
+                raise ValueError(f"dataset {name}: map_replicas gave {len(reps)} lists for job {j} with {m} maps")
+            frame["replicas"] = [list(x) for x in reps] + [[] for _ in range(r)]
+        task_frames.append(frame)
         job_rows.append({"job_id": j, "submit_time": float(submit_times[j]), "user": users[j % len(users)],
                          "job_type": t})
     return Workload.from_frames(pd.DataFrame(job_rows), pd.concat(task_frames, ignore_index=True), name=name)
@@ -91,3 +98,4 @@ register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort
 
 # the papers' workloads register themselves on import
 from . import _wang_datasets  # noqa: E402,F401
+from . import _eas_datasets  # noqa: E402,F401

@@ -7,6 +7,17 @@
   with FRESH, which records it as ``result.series["overall_fairness"]``.
 * :func:`with_containers` — a copy of a workload whose tasks ask for given YARN containers.
 * :func:`johnson_order` — Johnson's two-stage rule used to order FRESH's mixed sets.
+
+EAS (seed001) and DynamicMR (seed003):
+
+* :func:`eas_cluster` — dedicated map machines and reduce machines (EAS testbed: 15 + 5, 2 slots).
+* :func:`machine_throughput` — EAS eqs. (1)-(4): per machine D / T, bytes processed over the
+  finish time of its last task.
+* :func:`map_load_balance` — EAS Fig. 4's load-balance value (sum of the standard deviations of
+  map-machine load sampled every N_m map assignments).
+* :func:`best_static_split` — stock Hadoop's best static map/reduce slot split, found by trying
+  every split (DynamicMR's baseline, seed003 §6.2).
+* :func:`speedup` — DynamicMR's performance improvement (T_base / T_new - 1).
 """
 from __future__ import annotations
 
@@ -123,3 +134,164 @@ def johnson_order(map_work, reduce_work) -> np.ndarray:
     first = first[np.argsort(a[first], kind="stable")]
     second = second[np.argsort(-b[second], kind="stable")]
     return np.concatenate([first, second]).astype(int)
+
+
+# ------------------------------------------------------------------------------------------
+# EAS (seed001) and DynamicMR (seed003) helpers
+
+def eas_cluster(map_machines: int = 15, reduce_machines: int = 5, slots: int = 2, speed: float = 1.0) -> Cluster:
+    """One rack of ``map_machines`` nodes with ``slots`` map slots only (nodes 0 .. N_m-1, the
+    HDFS DataNodes) followed by ``reduce_machines`` nodes with ``slots`` reduce slots only."""
+    for name, v in (("map_machines", map_machines), ("reduce_machines", reduce_machines), ("slots", slots)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"eas_cluster: {name} must be a whole number >= 1, got {v!r}")
+    n = map_machines + reduce_machines
+    ms = [slots] * map_machines + [0] * reduce_machines
+    rs = [0] * map_machines + [slots] * reduce_machines
+    return Cluster(nodes=n, racks=1, map_slots=ms, reduce_slots=rs, speeds=speed)
+
+
+def _succeeded(result, stage):
+    t = result.tasks
+    t = t[(t["status"] == "succeeded") & (t["stage"] == stage)]
+    wl = result.workload.tasks
+    return t.assign(input_bytes=wl["input_bytes"].to_numpy()[t["task_id"].to_numpy()])
+
+
+def machine_throughput(result, stage: str = "map") -> pd.DataFrame:
+    """Per machine that ran tasks of ``stage``: ``bytes`` processed (map input or reduce shuffle
+    input of its succeeded attempts), ``last_finish`` (T, measured from time 0) and
+    ``throughput`` = bytes / T in bytes per second. ``.throughput.sum()`` is eq. (3) / (4)."""
+    if stage not in ("map", "reduce"):
+        raise ValueError(f"machine_throughput: stage must be 'map' or 'reduce', got {stage!r}")
+    t = _succeeded(result, stage)
+    g = t.groupby("node").agg(bytes=("input_bytes", "sum"), last_finish=("finish", "max"))
+    g["throughput"] = g["bytes"] / g["last_finish"]
+    return g
+
+
+def map_load_balance(result, every: int | None = None) -> float:
+    """EAS Fig. 4's load-balance value of one run (lower is better).
+
+    The load of a map machine is the unprocessed input bytes of the map tasks assigned to it and
+    not finished (a running task counts its unprocessed fraction); a non-local map's load is
+    charged to the machine it reads from (its first replica). Samples are taken when the
+    ``every``-th, 2·``every``-th, ... map is assigned (default every = number of map machines);
+    "assigned" is the result's ``assigned`` column where the scheduler records it (EAS: when the
+    plan is made) and the launch time otherwise. Returns the sum over samples of the standard
+    deviation of the loads; normalise across strategies yourself."""
+    t = _succeeded(result, "map")
+    nodes = result.cluster.nodes
+    machines = np.flatnonzero(nodes["map_slots"].to_numpy() > 0)
+    every = len(machines) if every is None else int(every)
+    if every < 1:
+        raise ValueError(f"map_load_balance: every must be >= 1, got {every!r}")
+    _, cols = result.workload.native().columns()
+    rb = np.asarray(cols["replica_begin"])
+    rn = np.asarray(cols["replica_node"])
+    task = t["task_id"].to_numpy()
+    node = t["node"].to_numpy()
+    if len(rb):
+        first = np.where(rb[task + 1] > rb[task], rn[np.minimum(rb[task], max(len(rn) - 1, 0))], node)
+        charged = np.where(t["locality"].to_numpy() == "node", node, first)
+    else:
+        charged = node
+    assigned = t["assigned"].to_numpy(float) if "assigned" in t else t["start"].to_numpy(float)
+    start, finish = t["start"].to_numpy(float), t["finish"].to_numpy(float)
+    size = t["input_bytes"].to_numpy(float)
+    order = np.sort(assigned)
+    idx = pd.Index(machines)
+    pos = idx.get_indexer(charged)
+    total = 0.0
+    for k in range(every, len(order) + 1, every):
+        tau = order[k - 1]
+        live = (assigned <= tau) & (finish > tau) & (pos >= 0)
+        frac = np.clip((finish - np.maximum(tau, start)) / np.maximum(finish - start, 1e-12), 0.0, 1.0)
+        loads = np.bincount(pos[live], weights=(size * frac)[live], minlength=len(machines))
+        total += float(loads.std())
+    return total
+
+
+def best_static_split(cluster_factory, workload: Workload, scheduler="fair", *, slots_per_node: int = 12,
+                      metric: str = "makespan", seed: int = 0, **options) -> dict:
+    """Stock Hadoop's best static slot configuration, found by trying them all.
+
+    ``cluster_factory(map_slots, reduce_slots)`` builds the cluster with that many map and reduce
+    slots per node; every split m + r = ``slots_per_node`` with m, r >= 1 is simulated under
+    ``scheduler`` (a name or a configured scheduler) with the engine ``options``. Returns a dict
+    with ``map_slots``, ``reduce_slots``, ``value`` (the best ``metric`` of ``result.summary()``,
+    lower is better), ``result`` (the best run) and ``table`` (one row per split).
+    """
+    from ._simulate import simulate
+
+    if isinstance(slots_per_node, bool) or not isinstance(slots_per_node, (int, np.integer)) or slots_per_node < 2:
+        raise ValueError(f"best_static_split: slots_per_node must be a whole number >= 2, got {slots_per_node!r}")
+    rows, best = [], None
+    for m in range(1, slots_per_node):
+        r = slots_per_node - m
+        res = simulate(cluster_factory(m, r), workload, scheduler, seed=seed, **options)
+        s = res.summary()
+        if metric not in s:
+            raise ValueError(f"best_static_split: unknown metric {metric!r}; choose one of {list(s.index)}")
+        rows.append({"map_slots": m, "reduce_slots": r, metric: float(s[metric]),
+                     "locality_node": float(s["locality_node"])})
+        if best is None or s[metric] < best[2]:
+            best = (m, r, float(s[metric]), res)
+    return {"map_slots": best[0], "reduce_slots": best[1], "value": best[2], "result": best[3],
+            "table": pd.DataFrame(rows)}
+
+
+def speedup(baseline_time: float, new_time: float) -> float:
+    """DynamicMR's performance improvement in percent: (T_baseline / T_new - 1) x 100."""
+    return (float(baseline_time) / float(new_time) - 1.0) * 100.0
+
+
+# ------------------------------------------------------------------------------------------
+# EAS reproduction (seed001 §5)
+
+#: Engine options of the EAS experiments: no map/reduce overlap inside a job (slowstart 1.0,
+#: assumption (i)); one rack, so a non-local read costs the same as an off-rack one.
+EAS_OPTIONS = {"slowstart": 1.0, "rack_local_factor": 1.5, "remote_factor": 1.5}
+
+
+def eas_strategies(assign_multiple: bool = True) -> dict:
+    """The five strategies of the EAS paper as configured schedulers: EAS, FIFO-BE, FIFO-S,
+    HFS-BE (Fair without delay scheduling, the spec's default reading) and HFS-S."""
+    from . import schedulers as s
+    return {
+        "EAS": s.get("eas"),
+        "FIFO-BE": s.get("fifo"),
+        "FIFO-S": s.get("fifo", strict_locality=True),
+        "HFS-BE": s.get("fair", locality_delay=0, assign_multiple=assign_multiple),
+        "HFS-S": s.get("fair", strict_locality=True, assign_multiple=assign_multiple),
+    }
+
+
+def eas_experiment(replications=range(1, 8), seeds=range(5), strategies: dict | None = None,
+                   cluster: Cluster | None = None, **options) -> pd.DataFrame:
+    """Runs every strategy on the ``eas_table1`` workload for each replication factor and seed
+    (the seed draws arrivals, the job order and block placement). One row per run with
+    ``total_flowtime``, ``locality`` (node-local map fraction), ``map_throughput`` and
+    ``reduce_throughput`` (MB/s summed over machines, eqs. 3-4), ``load_balance`` (Fig. 4's value
+    before normalisation) and ``makespan``. ``options`` override :data:`EAS_OPTIONS`."""
+    from . import datasets
+    from ._simulate import simulate
+
+    strategies = eas_strategies() if strategies is None else strategies
+    cluster = eas_cluster() if cluster is None else cluster
+    opts = EAS_OPTIONS | options
+    rows = []
+    for rf in replications:
+        for seed in seeds:
+            wl = datasets.load("eas_table1", replication=int(rf), seed=int(seed))
+            for name, sched in strategies.items():
+                res = simulate(cluster, wl, sched, seed=int(seed), **opts)
+                s = res.summary()
+                rows.append({
+                    "replication": int(rf), "seed": int(seed), "strategy": name,
+                    "total_flowtime": float(s["total_flowtime"]), "locality": float(s["locality_node"]),
+                    "map_throughput": float(machine_throughput(res, "map")["throughput"].sum() / 2**20),
+                    "reduce_throughput": float(machine_throughput(res, "reduce")["throughput"].sum() / 2**20),
+                    "load_balance": map_load_balance(res), "makespan": float(s["makespan"]),
+                })
+    return pd.DataFrame(rows)

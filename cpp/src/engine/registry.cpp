@@ -11,6 +11,7 @@ namespace mr {
 void register_engine();
 void register_hadoop_schedulers();
 void register_fresh_schedulers();
+void register_eas_schedulers();
 }  // namespace mr
 
 namespace {
@@ -23,6 +24,7 @@ void ensure_registered() {
     mr::register_engine();
     mr::register_hadoop_schedulers();
     mr::register_fresh_schedulers();
+    mr::register_eas_schedulers();
   });
 }
 }  // namespace

@@ -10,6 +10,8 @@
 //   capacity — queues with a capacity and a maximum capacity, FIFO inside a queue
 //              [seed000 §1.4, FRESH experiments §3.4.2.2]
 // Each takes the admission-control limit k of FRESH's experiments [seed000 §1.4, §2.4.1].
+// fifo and fair also take strict_locality: launch node-local maps only, never a non-local one —
+// the FIFO-S and HFS-S baselines of the EAS paper (S-pull reading) [seed001 §4.2, §4.4].
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -19,6 +21,13 @@
 namespace schedlab {
 namespace mr {
 namespace {
+
+ParamSpec strict_param() {
+  return ParamSpec::boolean("strict_locality", false,
+                            "launch node-local maps only, never a non-local one (the EAS paper's FIFO-S / HFS-S "
+                            "baselines, S-pull reading: scan jobs in order, take the first node-local map); "
+                            "false = Hadoop's best-effort locality (FIFO-BE / HFS-BE)");
+}
 
 ParamSpec admission_param() {
   return ParamSpec::integer("k", 0, 0, 1000000,
@@ -30,9 +39,15 @@ ParamSpec admission_param() {
 class FifoScheduler : public Scheduler {
  public:
   FifoScheduler(const Params& p, bool by_deadline)
-      : by_deadline_(by_deadline), admission_(p.integer("k")), load_cap_(p.boolean("load_factor_cap")) {}
+      : by_deadline_(by_deadline),
+        admission_(p.integer("k")),
+        load_cap_(p.boolean("load_factor_cap")),
+        strict_(p.has("strict_locality") && p.boolean("strict_locality")) {}
 
-  void init(Sim& sim) override { admission_.init(sim); }
+  void init(Sim& sim) override {
+    admission_.init(sim);
+    if (strict_) check_strict_locality(sim, by_deadline_ ? "edf" : "fifo");
+  }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
     if (by_deadline_) {
@@ -75,6 +90,15 @@ class FifoScheduler : public Scheduler {
       bool assigned = false;
       for (int32_t j : queue_) {
         if (!admission_.may_run(j, kMap) || sim.job(j).pending[kMap] == 0) continue;
+        if (strict_) {  // S-pull: the first job in FIFO order with a map whose block is here
+          const int32_t t = sim.find_map(j, node, kNodeLocal);
+          if (t >= 0) {
+            sim.launch(t, node);
+            assigned = true;
+            break;
+          }
+          continue;
+        }
         int32_t t = sim.find_map(j, node, kRackLocal);
         if (t >= 0) {
           sim.launch(t, node);
@@ -107,6 +131,7 @@ class FifoScheduler : public Scheduler {
   bool by_deadline_;
   AdmissionControl admission_;
   bool load_cap_;
+  bool strict_;
   std::vector<int32_t> queue_;
 };
 
@@ -121,7 +146,8 @@ class FairScheduler : public Scheduler {
         max_diff_(p.number("load_max_diff")),
         fifo_in_pool_(p.choice("pool_mode") == "fifo"),
         pool_weights_(parse_key_values("fair: pool_weights", p.text("pool_weights"))),
-        min_shares_(parse_key_values("fair: min_shares", p.text("min_shares"))) {}
+        min_shares_(parse_key_values("fair: min_shares", p.text("min_shares"))),
+        strict_(p.boolean("strict_locality")) {}
 
   void init(Sim& sim) override {
     admission_.init(sim);
@@ -134,6 +160,7 @@ class FairScheduler : public Scheduler {
     for (auto& [k, v] : pool_weights_) set_pool_value(pool_weight_, k, v, "pool_weights", true);
     for (auto& [k, v] : min_shares_) set_pool_value(pool_min_share_, k, v, "min_shares", false);
     pool_jobs_.assign(n_pools, {});
+    if (strict_) check_strict_locality(sim, "fair");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
@@ -237,7 +264,7 @@ class FairScheduler : public Scheduler {
           }
           continue;
         }
-        const int32_t t = sim.find_map(j, node, delay_.allowed(j));
+        const int32_t t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
         if (t >= 0) {
           delay_.launched(j, sim.locality(t, node));
           sim.launch(t, node);
@@ -266,6 +293,7 @@ class FairScheduler : public Scheduler {
   };
   std::vector<PoolStat> stats_[2];
   bool stats_valid_[2] = {false, false};
+  bool strict_;
 };
 
 // ------------------------------------------------------------------------------------------
@@ -358,10 +386,11 @@ class CapacityScheduler : public Scheduler {
 
 void register_hadoop_schedulers() {
   register_scheduler(
-      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [seed003 §3.2, seed004 §3.2, seed000 §1.4]",
+      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [seed003 §3.2, seed004 §3.2, seed000 §1.4]; strict_locality: FIFO-S [seed001 §4.2]",
        "FIFO job queue; local maps first, one off-switch map and one reduce per heartbeat, load-factor cap",
        {admission_param(),
-        ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor")}},
+        ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor"),
+        strict_param()}},
       [](const Params& p) { return std::make_unique<FifoScheduler>(p, false); });
   register_scheduler(
       {"edf", "", "EDF-Scheduler of the MRCP paper: Hadoop FIFO with the queue sorted by deadline [seed004 §3]",
@@ -370,7 +399,7 @@ void register_hadoop_schedulers() {
         ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor")}},
       [](const Params& p) { return std::make_unique<FifoScheduler>(p, true); });
   register_scheduler(
-      {"fair", "", "Hadoop 1.x Fair Scheduler with delay scheduling [seed003 §2.3, §3.1; seed000 §1.4]",
+      {"fair", "", "Hadoop 1.x Fair Scheduler with delay scheduling [seed003 §2.3, §3.1; seed000 §1.4]; strict_locality: HFS-S [seed001 §4.4]",
        "pools (users) with weights and min shares; separate map and reduce fairness; delay scheduling",
        {admission_param(),
         ParamSpec::number("locality_delay", -1, -1, 1e6,
@@ -379,7 +408,8 @@ void register_hadoop_schedulers() {
         ParamSpec::number("load_max_diff", 0, 0, 1, "CapBasedLoadManager max diff (mapred.fairscheduler.load.max.diff)"),
         ParamSpec::choice("pool_mode", "fair", {"fair", "fifo"}, "how jobs inside a pool share its slots"),
         ParamSpec::text("pool_weights", "", "pool weights as 'pool:weight,...' (pool = user id); default 1"),
-        ParamSpec::text("min_shares", "", "pool minimum shares in slots as 'pool:slots,...'; default 0")}},
+        ParamSpec::text("min_shares", "", "pool minimum shares in slots as 'pool:slots,...'; default 0"),
+        strict_param()}},
       [](const Params& p) { return std::make_unique<FairScheduler>(p); });
   register_scheduler(
       {"capacity", "", "Hadoop 1.x Capacity Scheduler [seed000 §1.4; FRESH experiments §3.4.2.2]",

@@ -1,7 +1,10 @@
 // Building blocks shared by the MapReduce-engine schedulers, written once:
 //   - AdmissionControl: FRESH's k-limited sets M (map phase), R (reduce phase), R' [seed000 §2.4.1]
 //   - DelayScheduling: Hadoop 1.x Fair Scheduler per-job locality wait [seed003 §3.1]
-//   - FairOrder: Hadoop's FairShareComparator over pools or jobs [seed003 §2.3]
+//   - FairKey: Hadoop's FairShareComparator over pools or jobs [seed003 §2.3]
+//   - FairPools: the Fair Scheduler's pools (weights, min shares) and their fair ordering
+//   - hfs_load_cap: CapBasedLoadManager's per-tracker cap [seed003 §2.3, §3.3]
+//   - check_strict_locality: strict-locality schedulers need a replica on a map-slot node
 //   - parse_key_values: "a:1,b:2" parameter strings
 #pragma once
 #include <algorithm>
@@ -188,5 +191,119 @@ inline std::map<std::string, double> parse_key_values(const std::string& owner, 
   }
   return out;
 }
+
+// CapBasedLoadManager [seed003 §2.3, §3.3]: a tracker may run at most
+// ceil(slots * min(1, max_diff + demand / total)) tasks of a type.
+inline int32_t hfs_load_cap(int32_t slots, double demand, int32_t total, double max_diff = 0) {
+  if (total <= 0) return 0;
+  return int32_t(std::ceil(slots * std::min(1.0, max_diff + demand / total) - 1e-9));
+}
+
+// Strict data locality needs every map with replicas to have one on a node that has map slots;
+// otherwise the map could never run. Throws std::invalid_argument naming the task.
+inline void check_strict_locality(const Sim& sim, const std::string& owner) {
+  const auto& wl = sim.workload();
+  std::vector<int32_t> scratch;
+  for (size_t t = 0; t < wl.n_tasks(); ++t) {
+    if (wl.task_stage[t] != kMap) continue;
+    const auto& reps = sim.replicas_of(int32_t(t), scratch);
+    if (reps.empty()) continue;  // no locality information: may run anywhere
+    bool ok = false;
+    for (int32_t n : reps) ok |= sim.map_capacity(n) > 0;
+    if (!ok)
+      throw std::invalid_argument(owner + ": map task " + std::to_string(t) + " (job " + std::to_string(wl.task_job[t]) +
+                                  ") has no input replica on a node with map slots, so strict locality can never run it");
+  }
+}
+
+// The Fair Scheduler's pools (one per workload user): weights, min shares, member jobs, and the
+// FairShareComparator order of pools and of jobs inside a pool [seed003 §2.3].
+class FairPools {
+ public:
+  FairPools() = default;
+  FairPools(std::string owner, const std::string& pool_weights, const std::string& min_shares, bool fifo_in_pool)
+      : owner_(std::move(owner)),
+        weights_text_(parse_key_values(owner_ + ": pool_weights", pool_weights)),
+        min_shares_text_(parse_key_values(owner_ + ": min_shares", min_shares)),
+        fifo_in_pool_(fifo_in_pool) {}
+
+  void init(const Sim& sim) {
+    int32_t n = 0;
+    for (int32_t u : sim.workload().user) n = std::max(n, u + 1);
+    weight_.assign(n, 1.0);
+    min_share_.assign(n, 0.0);
+    for (auto& [k, v] : weights_text_) set(weight_, k, v, "pool_weights", true);
+    for (auto& [k, v] : min_shares_text_) set(min_share_, k, v, "min_shares", false);
+    jobs_.assign(n, {});
+  }
+  void add(const Sim& sim, int32_t job) { jobs_[sim.workload().user[job]].push_back(job); }
+  void remove(const Sim& sim, int32_t job) {
+    auto& v = jobs_[sim.workload().user[job]];
+    v.erase(std::find(v.begin(), v.end(), job));
+  }
+  int32_t n_pools() const { return int32_t(jobs_.size()); }
+  const std::vector<int32_t>& jobs(int32_t pool) const { return jobs_[pool]; }
+  double weight(int32_t pool) const { return weight_[pool]; }
+  double min_share(int32_t pool) const { return min_share_[pool]; }
+
+  // Pools with a job for which runnable(job) holds, in FairShareComparator order. A pool's
+  // running count and demand are over tasks of the stages in `stages` (a bit mask: 1 = maps,
+  // 2 = reduces, 3 = both). The returned vector is reused by the next call.
+  template <class Runnable>
+  const std::vector<std::pair<FairKey, int32_t>>& order_pools(const Sim& sim, int stages, Runnable runnable) {
+    const auto& wl = sim.workload();
+    pool_order_.clear();
+    for (int32_t p = 0; p < n_pools(); ++p) {
+      double running = 0, demand = 0, start = INFINITY;
+      bool any = false;
+      for (int32_t j : jobs_[p]) {
+        const JobState& js = sim.job(j);
+        const bool r = runnable(j);
+        for (int s = 0; s < 2; ++s) {
+          if (!(stages & (1 << s))) continue;
+          running += js.running_attempts[s];
+          if (r) demand += js.pending[s] + js.running[s];
+        }
+        any |= r;
+        start = std::min(start, wl.submit_time[j]);
+      }
+      if (any) pool_order_.push_back({FairKey::make(running, demand, min_share_[p], weight_[p], start, p), p});
+    }
+    std::sort(pool_order_.begin(), pool_order_.end());
+    return pool_order_;
+  }
+
+  // The runnable jobs of `pool` in fair (or FIFO) order for tasks of stage `type`.
+  template <class Runnable>
+  const std::vector<std::pair<FairKey, int32_t>>& order_jobs(const Sim& sim, int32_t pool, int type, Runnable runnable) {
+    const auto& wl = sim.workload();
+    job_order_.clear();
+    for (int32_t j : jobs_[pool]) {
+      if (!runnable(j)) continue;
+      const JobState& js = sim.job(j);
+      FairKey k = fifo_in_pool_ ? FairKey{false, 0, wl.submit_time[j], j}
+                                : FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0,
+                                                wl.weight[j], wl.submit_time[j], j);
+      job_order_.push_back({k, j});
+    }
+    std::sort(job_order_.begin(), job_order_.end());
+    return job_order_;
+  }
+
+ private:
+  void set(std::vector<double>& v, const std::string& key, double value, const char* what, bool positive) {
+    const int idx = std::stoi(key);
+    if (idx < 0 || idx >= int(v.size())) return;  // a pool with no jobs
+    if (positive ? !(value > 0) : value < 0)
+      throw std::invalid_argument(owner_ + ": " + what + " of pool " + key + " must be " + (positive ? "positive" : "non-negative"));
+    v[idx] = value;
+  }
+  std::string owner_;
+  std::map<std::string, double> weights_text_, min_shares_text_;
+  bool fifo_in_pool_ = false;
+  std::vector<double> weight_, min_share_;
+  std::vector<std::vector<int32_t>> jobs_;
+  std::vector<std::pair<FairKey, int32_t>> pool_order_, job_order_;
+};
 
 }  // namespace schedlab::mr
