@@ -203,10 +203,11 @@ class Sim {
     std::vector<int32_t> begin;  // group k is tasks[begin[k] .. end[k])
     std::vector<int32_t> end;
     std::vector<int32_t> tasks;
+    std::vector<uint64_t> has;   // bit per place: a quick "no task here" before the search
     void clear() { *this = PlaceIndex{}; }
   };
   int32_t take_local(PlaceIndex& index, int32_t place);
-  void build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs);
+  void build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t n_places);
   std::vector<PlaceIndex> node_index_, rack_index_;
   std::vector<std::pair<int32_t, int32_t>> scratch_pairs_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps

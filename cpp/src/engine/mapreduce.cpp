@@ -202,14 +202,16 @@ void Sim::place_replicas() {
   }
 }
 
-void Sim::build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs) {
+void Sim::build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t n_places) {
   // (place, -task) order: within a place, the lowest task index ends up last
   std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
     return x.first != y.first ? x.first < y.first : x.second > y.second;
   });
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   index.tasks.reserve(pairs.size());
+  index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
   for (size_t i = 0; i < pairs.size(); ++i) {
+    index.has[pairs[i].first >> 6] |= 1ULL << (pairs[i].first & 63);
     if (i == 0 || pairs[i].first != pairs[i - 1].first) {
       if (i > 0) index.end.push_back(static_cast<int32_t>(index.tasks.size()));
       index.place.push_back(pairs[i].first);
@@ -226,21 +228,24 @@ void Sim::build_job_index(int32_t j) {
   pairs.clear();
   for (int64_t t = b; t < e; ++t)
     for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) pairs.emplace_back(rep_node_[k], static_cast<int32_t>(t));
-  build_place_index(node_index_[j], pairs);
+  build_place_index(node_index_[j], pairs, n_nodes());
   pairs.clear();
   for (int64_t t = b; t < e; ++t)
     for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k)
       pairs.emplace_back(cluster_.rack[rep_node_[k]], static_cast<int32_t>(t));
-  build_place_index(rack_index_[j], pairs);
+  build_place_index(rack_index_[j], pairs, cluster_.n_racks);
 }
 
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
+  if (index.has.empty() || !((index.has[place >> 6] >> (place & 63)) & 1)) return -1;
   auto it = std::lower_bound(index.place.begin(), index.place.end(), place);
   if (it == index.place.end() || *it != place) return -1;
   const size_t k = static_cast<size_t>(it - index.place.begin());
   int32_t& end = index.end[k];
   while (end > index.begin[k] && task_state_[index.tasks[end - 1]] != kPending) --end;
-  return end > index.begin[k] ? index.tasks[end - 1] : -1;
+  if (end > index.begin[k]) return index.tasks[end - 1];
+  index.has[place >> 6] &= ~(1ULL << (place & 63));  // drained: later lookups stop at the bit
+  return -1;
 }
 
 Locality Sim::locality(int32_t task, int32_t node) const {
