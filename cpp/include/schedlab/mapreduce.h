@@ -4,6 +4,14 @@
 //
 // A scheduler (mr::Scheduler) is called on heartbeats and other events and acts only through
 // the narrow set of operations of mr::Sim (launch, kill, set a node's slot split, timers).
+//
+// Faults [seed000 §4.6, §8.5]: time-windowed slowdowns of a node (stragglers), and node crashes
+// that stop the node's attempts at once, are noticed by the master only after a detection delay
+// (then the attempts fail and the completed map outputs stored there that a reduce still needs
+// are lost, so those maps re-run), and end with a restart. Attempts keep their progress as
+// Hadoop defines it (map: fraction of input done; reduce: 1/3 copy + 1/3 sort + 1/3 reduce), so
+// a slowdown re-times the attempts in flight. A speculator (mr::Speculator, an engine option
+// composable with every scheduler) may add speculative attempts.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -33,6 +41,26 @@ enum class SlotModel : uint8_t {
 
 enum TaskState : uint8_t { kPending = 0, kActive = 1, kDone = 2 };
 
+// One injected fault. Slowdown: between `start` and `end` the node does 1/factor of its normal
+// work per second. Crash: at `start` the node stops; the master notices after the detection
+// delay (or at the restart, if sooner); the node rejoins, empty, at start + restart_after.
+struct Fault {
+  enum Kind : uint8_t { Slowdown = 0, Crash = 1 };
+  Kind kind = Slowdown;
+  int32_t node = 0;
+  double start = 0;
+  double end = std::numeric_limits<double>::infinity();   // Slowdown: end of the window
+  double factor = 1;                                       // Slowdown: duration multiplier (> 0)
+  double restart_after = std::numeric_limits<double>::infinity();  // Crash
+};
+
+// Parses the `faults` option: items separated by ';', each one of
+//   slowdown:NODE:START:END:FACTOR     crash:NODE:AT:RESTART_AFTER     mtbf:MEAN:RESTART_AFTER:HORIZON
+// ("inf" is accepted for END and RESTART_AFTER). An mtbf item draws, for every node, crashes with
+// exponential times between failures (mean MEAN seconds of uptime) until HORIZON, from a stream of
+// the run's seed. Throws std::invalid_argument naming the item.
+std::vector<Fault> parse_faults(const std::string& text, int32_t n_nodes, uint64_t seed);
+
 struct Options {
   double heartbeat_interval = -1;  // seconds; < 0 = Hadoop 1's max(1 s * ceil(nodes/100), 0.3 s)
   bool out_of_band_heartbeat = false;  // a node also heartbeats as soon as a task ends on it
@@ -44,6 +72,10 @@ struct Options {
   double time_limit = std::numeric_limits<double>::infinity();
   double sample_interval = 0;          // > 0: record slot-usage time series every so many seconds
   bool measure_overhead = false;       // time every scheduler callback (counters scheduler_seconds/_calls)
+  std::string faults;                  // fault list (see parse_faults)
+  double detection_delay = 600;        // seconds from a crash until the master declares the node lost
+  std::string speculation = "none";    // speculator name (see speculation.h)
+  std::string speculation_params;      // "name:value,..." for the speculator
 
   static const std::vector<ParamSpec>& specs();
   static Options from(const Params& p);
@@ -61,7 +93,16 @@ struct Attempt {
   uint8_t speculative;
   int32_t slot_pos;         // position of the slot on its node (Gantt charts); -1 past 64
   int64_t prev_same_task;   // previous attempt of the same task, or -1
+  // progress bookkeeping (maps: the whole attempt; reduces: the sort+reduce part after copy_end)
+  double dur;               // duration of that part at the node's current speed (inf while it is down)
+  double done;              // fraction of that part done by time `updated`
+  double updated;
+  double speed_at_start;    // the node's effective speed when the attempt launched
+  int32_t orig_node;        // speculative attempts: node of the attempt it copies; else -1
+  int32_t node_index;       // position in the node's running list (engine-internal)
 };
+
+enum : uint8_t { kLost = 4 };  // AttemptStatus extension: succeeded, but its map output was lost with its node
 
 struct JobState {
   int32_t pending[2] = {0, 0};
@@ -72,6 +113,7 @@ struct JobState {
   double finish = std::numeric_limits<double>::quiet_NaN();
   double map_finish = std::numeric_limits<double>::quiet_NaN();
   bool submitted = false;
+  bool map_stage_reported = false;  // on_stage_finished(kMap) was called (only once, even after re-runs)
 };
 
 class Sim;
@@ -89,7 +131,25 @@ class Scheduler {
   virtual void on_stage_finished(Sim&, int32_t /*job*/, int /*stage*/) {}
   virtual void on_job_finished(Sim&, int32_t /*job*/) {}
   virtual void on_timer(Sim&, uint64_t /*tag*/) {}
+  // A crashed node was declared lost (its attempts have failed, lost map outputs re-queued).
+  virtual void on_node_lost(Sim&, int32_t /*node*/) {}
+  // A crashed node rejoined, empty.
+  virtual void on_node_restarted(Sim&, int32_t /*node*/) {}
   // Called at the end so a scheduler can add its counters and series.
+  virtual void finish(Sim&, SimResult&) {}
+};
+
+// A speculative-execution policy, composable with every scheduler: the engine calls it after the
+// scheduler on each heartbeat (to fill slots the scheduler left free with speculative copies),
+// on its own timers, and when attempts finish. Implementations: schedlab/speculation.h.
+class Speculator {
+ public:
+  virtual ~Speculator() = default;
+  virtual void init(Sim&) {}
+  virtual void on_heartbeat(Sim&, int32_t /*node*/) {}
+  virtual void on_attempt_finished(Sim&, int64_t /*attempt*/) {}
+  virtual void on_timer(Sim&, uint64_t /*tag*/) {}
+  virtual void on_node_lost(Sim&, int32_t /*node*/) {}
   virtual void finish(Sim&, SimResult&) {}
 };
 
@@ -103,6 +163,8 @@ class Sim {
  public:
   Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options,
       uint64_t seed);
+  // Plugs in a speculator (not owned); call before run().
+  void set_speculator(Speculator* s) { spec_ = s; }
   SimResult run();
 
   // ---- reading state ----
@@ -132,7 +194,23 @@ class Sim {
   const std::vector<int32_t>& replicas_of(int32_t task, std::vector<int32_t>& scratch) const;
   double expected_duration(int32_t task, int32_t node) const;  // work / speed * locality factor
   Random& rng() { return sched_rng_; }
+  uint64_t seed() const { return seed_; }
   uint64_t events_processed() const { return events_; }
+
+  // ---- faults and progress ----
+  bool node_up(int32_t node) const { return !down_[node]; }
+  double slowdown(int32_t node) const { return slow_[node]; }        // current duration multiplier
+  double effective_speed(int32_t node) const { return down_[node] ? 0.0 : cluster_.speed[node] / slow_[node]; }
+  // Hadoop's progress score of a running attempt now, in [0, 1]: maps the fraction of their input
+  // processed; reduces 1/3 x copy fraction + 1/3 x sort + 1/3 x reduce. An attempt on a crashed
+  // node keeps the progress it had when the node stopped. Finished attempts: 1 if succeeded.
+  double progress(int64_t attempt) const;
+  // Attempts running on a node (unordered).
+  const std::vector<int64_t>& attempts_on(int32_t node) const { return node_running_[node]; }
+  // Running speculative attempts of a job's stage.
+  int32_t speculative_running(int32_t job, int stage) const { return spec_running_[2 * job + stage]; }
+  int64_t speculative_running_total() const { return spec_running_total_; }
+  const std::vector<Fault>& faults() const { return faults_; }
 
   // Whether `task` could start on `node` in a slot of `slot_type` now (slot model aware).
   bool fits(int32_t task, int32_t node, int slot_type) const;
@@ -155,11 +233,13 @@ class Sim {
   void kill(int64_t attempt);
   void set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots);
   void set_timer(double at, uint64_t tag);
+  void set_speculator_timer(double at, uint64_t tag);  // delivered to the speculator's on_timer
   void add_counter(const std::string& name, double v) { counters_[name] += v; }
   TimeSeries& series(const std::string& name, const std::vector<std::string>& columns);
 
  private:
-  enum EventKind : uint32_t { kArrival, kHeartbeat, kAttemptEnd, kTimer, kSample };
+  enum EventKind : uint32_t { kArrival, kHeartbeat, kAttemptEnd, kTimer, kSample, kSpecTimer,
+                              kSlowStart, kSlowEnd, kCrash, kDetect, kRestart };
   void submit(int32_t job);
   void heartbeat(int32_t node);
   void attempt_end(int64_t a);
@@ -172,6 +252,18 @@ class Sim {
   void build_job_index(int32_t job);
   template <class F>
   void call_scheduler(F&& f);  // runs one scheduler callback, timing it when measure_overhead is set
+  double base_duration(const Attempt& at) const;  // `dur` at full speed
+  void accrue(Attempt& at);                 // bring `done` up to now at the current rate
+  void retime(int64_t a);                   // recompute the finish of a running attempt and push its end
+  void set_node_rate(int32_t node);         // after a speed change of the node
+  void slowdown_event(int32_t fault, bool begin);
+  void crash(int32_t node, double restart_after);
+  void detect(int32_t node);
+  void restart(int32_t node);
+  void end_attempt(int64_t a, uint8_t status, double at_time);  // kill or fail: release, re-queue the task if orphaned
+  void requeue(int32_t task);
+  bool map_output_needed(int32_t job) const;
+  void stall_copies(int32_t job);
 
   const Cluster& cluster_;
   const Workload& wl_;
@@ -228,6 +320,19 @@ class Sim {
   uint64_t sched_calls_ = 0;
   std::map<std::string, double> counters_;
   std::map<std::string, TimeSeries> series_;
+
+  // faults and speculation
+  Speculator* spec_ = nullptr;
+  std::vector<Fault> faults_;
+  std::vector<uint8_t> down_, hb_dead_, detect_pending_;
+  std::vector<double> slow_, down_since_;
+  std::vector<std::vector<int64_t>> node_running_;     // running attempts per node
+  std::vector<std::vector<int64_t>> node_map_outputs_;  // succeeded map attempts per node (outputs stored there)
+  std::vector<int32_t> spec_running_;                  // per job and stage
+  std::vector<int32_t> missing_outputs_;               // per job: crashed, not yet detected nodes holding its map outputs
+  std::vector<std::vector<int32_t>> crash_jobs_;       // per node: jobs whose outputs it held when it crashed
+  uint64_t crashes_ = 0, lost_outputs_ = 0, failed_attempts_ = 0;
+  int64_t spec_running_total_ = 0;
 };
 
 }  // namespace schedlab::mr

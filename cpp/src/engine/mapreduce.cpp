@@ -5,10 +5,16 @@
 //   reduce: copy phase ends at max(launch + shuffle, last map end + shuffle / n_maps), where
 //           shuffle = input_bytes / network_bandwidth: the last map's share of the output can
 //           only be fetched after that map ends. Then work / speed(node) of sort+reduce.
+// Faults: a slowdown multiplies the remaining duration of the node's attempts in flight by its
+// factor (their finish is re-timed; the stale end events are ignored because their time differs
+// from the attempt's finish). A crash freezes the node's attempts; at detection they fail, and the
+// node's completed map outputs that a reduce still needs are lost (the attempts become kLost, the
+// maps re-run first, and reduces still copying wait for them). The node rejoins, empty, at restart.
 // Heartbeats: node i first reports at interval * i / n, then every interval, as Hadoop 1
 // TaskTrackers do. When nothing is pending or running anywhere, nodes stop heartbeating and
 // resume on their own grid when work arrives: the schedule is unchanged, idle time is free.
 #include "schedlab/mapreduce.h"
+#include "schedlab/speculation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +48,14 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::boolean("measure_overhead", false,
                          "measure the wall time of every scheduler callback (counters 'scheduler_seconds' and "
                          "'scheduler_calls'; the summary then reports overhead per job); off keeps results free of wall-clock values"),
+      ParamSpec::text("faults", "",
+                      "injected faults, ';'-separated: slowdown:NODE:START:END:FACTOR, crash:NODE:AT:RESTART_AFTER, "
+                      "mtbf:MEAN_UPTIME:RESTART_AFTER:HORIZON (Python: schedlab.faults)"),
+      ParamSpec::number("detection_delay", 600, 0, INFINITY,
+                        "seconds from a node crash until the master declares it lost (Hadoop/YARN tracker expiry: 600 s)"),
+      ParamSpec::choice("speculation", "none", speculator_names(),
+                        "speculative execution policy, composable with every scheduler (see schedlab.speculation)"),
+      ParamSpec::text("speculation_params", "", "the speculator's parameters as 'name:value,...'"),
   };
   return s;
 }
@@ -58,7 +72,98 @@ Options Options::from(const Params& p) {
   o.time_limit = p.number("time_limit");
   o.sample_interval = p.number("sample_interval");
   o.measure_overhead = p.boolean("measure_overhead");
+  o.faults = p.text("faults");
+  o.detection_delay = p.number("detection_delay");
+  o.speculation = p.choice("speculation");
+  o.speculation_params = p.text("speculation_params");
   return o;
+}
+
+std::vector<Fault> parse_faults(const std::string& text, int32_t n_nodes, uint64_t seed) {
+  std::vector<Fault> out;
+  size_t pos = 0;
+  int item_no = 0;
+  Random rng(seed, 5);
+  while (pos <= text.size()) {
+    size_t end = text.find(';', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    item.erase(0, item.find_first_not_of(" \t\n"));
+    item.erase(item.find_last_not_of(" \t\n") + 1);
+    if (item.empty()) { if (end == text.size()) break; continue; }
+    ++item_no;
+    std::vector<std::string> f;
+    for (size_t a = 0;;) {
+      size_t b = item.find(':', a);
+      f.push_back(item.substr(a, b == std::string::npos ? std::string::npos : b - a));
+      if (b == std::string::npos) break;
+      a = b + 1;
+    }
+    const std::string where = "faults item " + std::to_string(item_no) + " ('" + item + "')";
+    auto num = [&](size_t i, const char* what) {
+      std::string v = f[i];
+      v.erase(0, v.find_first_not_of(" \t"));
+      v.erase(v.find_last_not_of(" \t") + 1);
+      try {
+        size_t used = 0;
+        const double x = std::stod(v, &used);
+        if (used != v.size() || std::isnan(x)) throw std::invalid_argument("");
+        return x;
+      } catch (const std::exception&) {
+        throw std::invalid_argument(where + ": " + what + " '" + v + "' is not a number");
+      }
+    };
+    auto node_of = [&](size_t i) {
+      const double x = num(i, "node");
+      if (x != std::floor(x) || x < 0 || x >= n_nodes)
+        throw std::invalid_argument(where + ": node must be a node id in [0, " + std::to_string(n_nodes) + ")");
+      return static_cast<int32_t>(x);
+    };
+    const std::string kind = f[0];
+    if (kind == "slowdown") {
+      if (f.size() != 5) throw std::invalid_argument(where + ": expected slowdown:NODE:START:END:FACTOR");
+      Fault x;
+      x.kind = Fault::Slowdown;
+      x.node = node_of(1);
+      x.start = num(2, "start");
+      x.end = num(3, "end");
+      x.factor = num(4, "factor");
+      if (!(x.start >= 0) || !std::isfinite(x.start)) throw std::invalid_argument(where + ": start must be a finite time >= 0");
+      if (!(x.end > x.start)) throw std::invalid_argument(where + ": end must be after start");
+      if (!(x.factor > 0) || !std::isfinite(x.factor)) throw std::invalid_argument(where + ": factor must be a positive number");
+      out.push_back(x);
+    } else if (kind == "crash") {
+      if (f.size() != 4) throw std::invalid_argument(where + ": expected crash:NODE:AT:RESTART_AFTER");
+      Fault x;
+      x.kind = Fault::Crash;
+      x.node = node_of(1);
+      x.start = num(2, "time");
+      x.restart_after = num(3, "restart_after");
+      if (!(x.start >= 0) || !std::isfinite(x.start)) throw std::invalid_argument(where + ": time must be a finite time >= 0");
+      if (!(x.restart_after > 0)) throw std::invalid_argument(where + ": restart_after must be positive");
+      out.push_back(x);
+    } else if (kind == "mtbf") {
+      if (f.size() != 4) throw std::invalid_argument(where + ": expected mtbf:MEAN_UPTIME:RESTART_AFTER:HORIZON");
+      const double mean = num(1, "mean uptime"), restart = num(2, "restart_after"), horizon = num(3, "horizon");
+      if (!(mean > 0) || !std::isfinite(mean)) throw std::invalid_argument(where + ": mean uptime must be positive");
+      if (!(restart > 0) || !std::isfinite(restart)) throw std::invalid_argument(where + ": restart_after must be positive and finite");
+      if (!(horizon >= 0) || !std::isfinite(horizon)) throw std::invalid_argument(where + ": horizon must be finite and >= 0");
+      for (int32_t node = 0; node < n_nodes; ++node) {
+        for (double t = rng.exponential(mean); t < horizon; t += restart + rng.exponential(mean)) {
+          Fault x;
+          x.kind = Fault::Crash;
+          x.node = node;
+          x.start = t;
+          x.restart_after = restart;
+          out.push_back(x);
+        }
+      }
+    } else {
+      throw std::invalid_argument(where + ": unknown fault kind '" + kind + "' (slowdown, crash or mtbf)");
+    }
+  }
+  return out;
 }
 
 void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
@@ -84,8 +189,11 @@ void register_engine() {
     const SchedulerInfo& info = find_scheduler(r.scheduler);
     Params sp(info.name, info.params, r.scheduler_params);
     Params op("simulate options (mapreduce engine)", Options::specs(), r.options);
+    const Options opt = Options::from(op);
     auto sched = factories().at(info.name)(sp);
-    Sim sim(*r.cluster, *r.workload, *sched, Options::from(op), r.seed);
+    auto spec = make_speculator(opt.speculation, opt.speculation_params);
+    Sim sim(*r.cluster, *r.workload, *sched, opt, r.seed);
+    sim.set_speculator(spec.get());
     return sim.run();
   };
   schedlab::register_engine(std::move(e));
@@ -146,6 +254,18 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   for (int32_t i = 0; i < n; ++i) hb_phase_[i] = hb_interval_ * i / n;
   unfinished_jobs_ = static_cast<int64_t>(nj);
   place_replicas();
+  faults_ = parse_faults(opt_.faults, n, seed_);
+  down_.assign(n, 0);
+  hb_dead_.assign(n, 0);
+  detect_pending_.assign(n, 0);
+  slow_.assign(n, 1.0);
+  down_since_.assign(n, kNaN);
+  node_running_.resize(n);
+  for (int32_t i = 0; i < n; ++i) node_running_[i].reserve(cap_[2 * i] + cap_[2 * i + 1]);
+  node_map_outputs_.resize(n);
+  crash_jobs_.resize(n);
+  spec_running_.assign(2 * nj, 0);
+  missing_outputs_.assign(nj, 0);
 }
 
 // HDFS default placement: first replica on a random node, second on a node of another rack,
@@ -289,6 +409,7 @@ int32_t Sim::free_slots(int32_t node, int slot_type) const {
 }
 
 bool Sim::fits(int32_t task, int32_t node, int slot_type) const {
+  if (down_[node]) return false;
   if (sched_.slot_model() == SlotModel::Containers)
     return wl_.vcores[task] <= free_vcores_[node] + 1e-9 && wl_.memory[task] <= free_mem_[node] + 1e-9;
   return free_slots(node, slot_type) > 0;
@@ -338,6 +459,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   if (!jobs_[job].submitted) throw std::logic_error("launch: job not yet submitted");
   if (task_state_[task] == kDone) throw std::logic_error("launch: task already finished");
   if (task_state_[task] == kActive && !speculative) throw std::logic_error("launch: task already running (use a speculative attempt)");
+  if (down_[node]) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
   if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
 
   const int64_t a = static_cast<int64_t>(attempts_.size());
@@ -350,6 +472,10 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   at.locality = locality(task, node);
   at.slot_type = static_cast<uint8_t>(slot_type);
   at.speculative = speculative ? 1 : 0;
+  at.orig_node = -1;
+  if (speculative)
+    for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
+      if (attempts_[o].status == kRunning) { at.orig_node = attempts_[o].node; break; }
   at.prev_same_task = task_last_attempt_[task];
   task_last_attempt_[task] = a;
 
@@ -363,6 +489,9 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   }
   task_running_attempts_[task]++;
   js.running_attempts[stage]++;
+  if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
+  at.node_index = static_cast<int32_t>(node_running_[node].size());
+  node_running_[node].push_back(a);
   if (std::isnan(js.start)) js.start = now_;
   used_[2 * node + slot_type]++;
   if (sched_.slot_model() == SlotModel::Containers) {
@@ -377,19 +506,20 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   }
   at.slot_pos = pos;
 
-  const double speed = cluster_.speed[node];
+  at.speed_at_start = effective_speed(node);
+  at.done = 0;
+  at.updated = now_;
+  at.dur = base_duration(at);
+  if (slow_[node] != 1.0) at.dur *= slow_[node];
   if (stage == kMap) {
-    double d = wl_.work[task] / speed;
-    if (at.locality == kRackLocal) d *= opt_.rack_local_factor;
-    if (at.locality == kRemote) d *= opt_.remote_factor;
-    at.finish = now_ + d;
+    at.finish = now_ + at.dur;
     attempts_.push_back(at);
     events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   } else {
     const double shuffle = wl_.input_bytes[task] / opt_.network_bandwidth;
-    if (js.done[kMap] == wl_.n_maps[job]) {
+    if (js.done[kMap] == wl_.n_maps[job] && missing_outputs_[job] == 0) {
       at.copy_end = now_ + shuffle;
-      at.finish = at.copy_end + wl_.work[task] / speed;
+      at.finish = at.copy_end + at.dur;
       attempts_.push_back(at);
       events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
     } else {
@@ -408,8 +538,9 @@ void Sim::finish_reduce_copy(int32_t job) {
     if (at.status != kRunning) continue;
     const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
     at.copy_end = std::max(at.start + shuffle, now_ + shuffle / m);
-    at.finish = at.copy_end + wl_.work[at.task] / cluster_.speed[at.node];
-    events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+    at.updated = at.copy_end;
+    at.finish = at.copy_end + at.dur;
+    if (std::isfinite(at.finish)) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   }
   waiting_reduces_[job].clear();
   waiting_reduces_[job].shrink_to_fit();
@@ -425,14 +556,30 @@ void Sim::release(int64_t a) {
   }
   if (at.slot_pos >= 0) slot_bits_[node] &= ~(1ULL << at.slot_pos);
   task_running_attempts_[task]--;
-  jobs_[wl_.task_job[task]].running_attempts[wl_.task_stage[task]]--;
+  const int32_t job = wl_.task_job[task];
+  const int stage = wl_.task_stage[task];
+  jobs_[job].running_attempts[stage]--;
+  if (at.speculative) { spec_running_[2 * job + stage]--; --spec_running_total_; }
+  auto& list = node_running_[node];
+  const int32_t i = at.node_index;
+  list[i] = list.back();
+  attempts_[list[i]].node_index = i;
+  list.pop_back();
+  at.node_index = -1;
 }
 
 void Sim::kill(int64_t a) {
+  if (attempts_[a].status != kRunning) return;
+  end_attempt(a, kKilled, now_);
+}
+
+// An attempt ends without success. On a crashed node it stopped running when the node did.
+void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
   Attempt& at = attempts_[a];
-  if (at.status != kRunning) return;
-  at.status = kKilled;
-  at.finish = now_;
+  if (down_[at.node]) at_time = std::min(at_time, down_since_[at.node]);
+  accrue(at);
+  at.status = status;
+  at.finish = at_time;
   release(a);
   const int32_t task = at.task, job = wl_.task_job[task];
   const int stage = wl_.task_stage[task];
@@ -448,18 +595,211 @@ void Sim::kill(int64_t a) {
   }
 }
 
+double Sim::base_duration(const Attempt& at) const {
+  double d = wl_.work[at.task] / cluster_.speed[at.node];
+  if (wl_.task_stage[at.task] == kMap) {
+    if (at.locality == kRackLocal) d *= opt_.rack_local_factor;
+    if (at.locality == kRemote) d *= opt_.remote_factor;
+  }
+  return d;
+}
+
+void Sim::accrue(Attempt& at) {
+  double from = at.updated;
+  if (wl_.task_stage[at.task] == kReduce) {
+    if (std::isnan(at.copy_end) || now_ <= at.copy_end) return;
+    from = std::max(from, at.copy_end);
+  }
+  if (now_ > from && at.dur > 0) at.done = std::min(1.0, at.done + (now_ - from) / at.dur);
+  at.updated = now_;
+}
+
+void Sim::retime(int64_t a) {
+  Attempt& at = attempts_[a];
+  if (wl_.task_stage[at.task] == kReduce) {
+    if (std::isnan(at.copy_end)) return;  // still waiting for maps: timed when the copy can end
+    at.finish = now_ < at.copy_end ? at.copy_end + at.dur : now_ + (1.0 - at.done) * at.dur;
+  } else {
+    at.finish = now_ + (1.0 - at.done) * at.dur;
+  }
+  if (std::isfinite(at.finish)) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+}
+
+void Sim::set_node_rate(int32_t node) {
+  for (int64_t a : node_running_[node]) {
+    Attempt& at = attempts_[a];
+    accrue(at);
+    at.dur = down_[node] ? INFINITY : base_duration(at) * slow_[node];
+    retime(a);
+  }
+}
+
+double Sim::progress(int64_t a) const {
+  const Attempt& at = attempts_[a];
+  if (at.status == kSucceeded || at.status == kLost) return 1.0;
+  double t = at.status == kRunning ? now_ : at.finish;
+  if (at.status == kRunning && down_[at.node]) t = std::min(t, down_since_[at.node]);
+  auto part = [&](double from) {
+    from = std::max(from, at.updated);
+    double p = at.done + (t > from && at.dur > 0 ? (t - from) / at.dur : 0.0);
+    return std::clamp(p, 0.0, 1.0);
+  };
+  if (wl_.task_stage[at.task] == kMap) return part(at.updated);
+  if (!std::isnan(at.copy_end) && t >= at.copy_end) return 1.0 / 3.0 + 2.0 / 3.0 * part(at.copy_end);
+  // copy phase: the fraction of the shuffle fetched, limited by the maps done so far
+  double copy;
+  if (!std::isnan(at.copy_end)) {
+    copy = at.copy_end > at.start ? (t - at.start) / (at.copy_end - at.start) : 1.0;
+  } else {
+    const int32_t job = wl_.task_job[at.task];
+    const double m = wl_.n_maps[job];
+    const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
+    const double by_time = shuffle > 0 ? (t - at.start) / shuffle : 1.0;
+    copy = std::min(by_time, m > 0 ? jobs_[job].done[kMap] / m : 1.0);
+  }
+  return std::clamp(copy, 0.0, 1.0) / 3.0;
+}
+
+// ---- faults ---------------------------------------------------------------------------------
+
+void Sim::slowdown_event(int32_t f, bool begin) {
+  const Fault& x = faults_[f];
+  const int32_t node = x.node;
+  // the node's multiplier is the product of its active windows, recomputed exactly
+  double m = 1.0;
+  for (size_t i = 0; i < faults_.size(); ++i) {
+    const Fault& y = faults_[i];
+    if (y.kind != Fault::Slowdown || y.node != node) continue;
+    const bool active = static_cast<int32_t>(i) == f ? begin : (y.start <= now_ && now_ < y.end);
+    if (active) m *= y.factor;
+  }
+  if (m == slow_[node]) return;
+  slow_[node] = m;
+  if (!down_[node]) set_node_rate(node);
+}
+
+// Whether a job still needs the map outputs it has: some reduce has not fetched everything yet.
+bool Sim::map_output_needed(int32_t job) const {
+  if (wl_.n_reduces(job) == 0 || !std::isnan(jobs_[job].finish)) return false;
+  const JobState& js = jobs_[job];
+  if (js.pending[kReduce] > 0) return true;
+  for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
+    if (task_state_[t] != kActive) continue;
+    for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
+      const Attempt& at = attempts_[a];
+      if (at.status == kRunning && (std::isnan(at.copy_end) || at.copy_end > now_)) return true;
+    }
+  }
+  return false;
+}
+
+// Reduces of `job` still copying cannot finish their copy: they wait for the lost maps' re-runs.
+void Sim::stall_copies(int32_t job) {
+  for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
+    if (task_state_[t] != kActive) continue;
+    for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
+      Attempt& at = attempts_[a];
+      if (at.status != kRunning || std::isnan(at.copy_end) || at.copy_end <= now_) continue;
+      at.copy_end = kNaN;
+      at.finish = kNaN;  // its pending end event is now stale
+      at.done = 0;
+      at.updated = now_;
+      waiting_reduces_[job].push_back(a);
+    }
+  }
+}
+
+void Sim::crash(int32_t node, double restart_after) {
+  if (down_[node]) return;  // already down: this crash is absorbed by the current one
+  ++crashes_;
+  down_[node] = 1;
+  down_since_[node] = now_;
+  set_node_rate(node);  // freezes its attempts
+  // its map outputs are gone from now on; reduces still copying them must wait
+  auto& jobs = crash_jobs_[node];
+  jobs.clear();
+  for (int64_t a : node_map_outputs_[node]) {
+    const int32_t j = wl_.task_job[attempts_[a].task];
+    if (std::isnan(jobs_[j].finish) && attempts_[a].status == kSucceeded) jobs.push_back(j);
+  }
+  std::sort(jobs.begin(), jobs.end());
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+  for (int32_t j : jobs) {
+    if (!map_output_needed(j)) continue;
+    missing_outputs_[j]++;
+    stall_copies(j);
+  }
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [&](int32_t j) { return missing_outputs_[j] == 0; }), jobs.end());
+  const double restart_at = now_ + restart_after;
+  detect_pending_[node] = 1;
+  events_q_.push(std::min(now_ + opt_.detection_delay, restart_at), kDetect, static_cast<uint32_t>(node));
+  if (std::isfinite(restart_at)) events_q_.push(restart_at, kRestart, static_cast<uint32_t>(node));
+}
+
+void Sim::detect(int32_t node) {
+  if (!detect_pending_[node]) return;
+  detect_pending_[node] = 0;
+  // the node's attempts failed when it stopped
+  std::vector<int64_t> running = node_running_[node];
+  for (int64_t a : running) {
+    end_attempt(a, kFailed, down_since_[node]);
+    ++failed_attempts_;
+  }
+  // completed map outputs stored there that a reduce still needs are lost: the maps re-run first
+  for (int64_t a : node_map_outputs_[node]) {
+    Attempt& at = attempts_[a];
+    const int32_t task = at.task, job = wl_.task_job[task];
+    if (at.status != kSucceeded || !map_output_needed(job)) continue;
+    at.status = kLost;
+    ++lost_outputs_;
+    JobState& js = jobs_[job];
+    task_state_[task] = kPending;
+    js.done[kMap]--;
+    js.pending[kMap]++;
+    total_pending_[kMap]++;
+    requeued_[kMap][job].push_back(task);
+  }
+  node_map_outputs_[node].clear();
+  for (int32_t j : crash_jobs_[node]) {
+    missing_outputs_[j]--;
+    if (missing_outputs_[j] == 0 && jobs_[j].done[kMap] == wl_.n_maps[j] && !waiting_reduces_[j].empty()) finish_reduce_copy(j);
+  }
+  crash_jobs_[node].clear();
+  wake_parked_nodes();
+  call_scheduler([&] { sched_.on_node_lost(*this, node); });
+  if (spec_) spec_->on_node_lost(*this, node);
+}
+
+void Sim::restart(int32_t node) {
+  if (!down_[node]) return;
+  if (detect_pending_[node]) detect(node);
+  down_[node] = 0;
+  down_since_[node] = kNaN;
+  slot_bits_[node] = 0;
+  if (hb_dead_[node]) {
+    hb_dead_[node] = 0;
+    events_q_.push(now_, kHeartbeat, static_cast<uint32_t>(node));
+  }
+  call_scheduler([&] { sched_.on_node_restarted(*this, node); });
+}
+
 void Sim::attempt_end(int64_t a) {
   Attempt& at = attempts_[a];
   if (at.status != kRunning || at.finish != now_) return;  // killed, or rescheduled
   at.status = kSucceeded;
+  at.done = 1;
+  at.updated = now_;
   release(a);
   const int32_t task = at.task, job = wl_.task_job[task], node = at.node;
   const int stage = wl_.task_stage[task];
+  if (stage == kMap) node_map_outputs_[node].push_back(a);
   // first attempt to finish wins; the others are killed
   for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
     if (o != a && attempts_[o].status == kRunning) {
-      attempts_[o].status = kKilled;
-      attempts_[o].finish = now_;
+      Attempt& other = attempts_[o];
+      accrue(other);
+      other.status = kKilled;
+      other.finish = down_[other.node] ? std::min(now_, down_since_[other.node]) : now_;
       release(o);
     }
   JobState& js = jobs_[job];
@@ -468,10 +808,14 @@ void Sim::attempt_end(int64_t a) {
   js.done[stage]++;
   total_running_[stage]--;
   call_scheduler([&] { sched_.on_attempt_finished(*this, a); });
+  if (spec_) spec_->on_attempt_finished(*this, a);
   if (stage == kMap && js.done[kMap] == wl_.n_maps[job]) {
-    js.map_finish = now_;
-    finish_reduce_copy(job);
-    call_scheduler([&] { sched_.on_stage_finished(*this, job, kMap); });
+    if (std::isnan(js.map_finish)) js.map_finish = now_;  // the first time; re-runs of lost maps do not move it
+    if (missing_outputs_[job] == 0) finish_reduce_copy(job);
+    if (!js.map_stage_reported) {
+      js.map_stage_reported = true;
+      call_scheduler([&] { sched_.on_stage_finished(*this, job, kMap); });
+    }
   }
   const int64_t total = wl_.task_begin[job + 1] - wl_.task_begin[job];
   if (js.done[0] + js.done[1] == total) {
@@ -483,9 +827,10 @@ void Sim::attempt_end(int64_t a) {
     rack_index_[job].clear();
     call_scheduler([&] { sched_.on_job_finished(*this, job); });
   }
-  if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0) {
+  if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0 && !down_[node]) {
     ++oob_heartbeats_;
     call_scheduler([&] { sched_.on_heartbeat(*this, node); });
+    if (spec_) spec_->on_heartbeat(*this, node);
   }
 }
 
@@ -498,6 +843,7 @@ void Sim::set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots) {
 }
 
 void Sim::set_timer(double at, uint64_t tag) { events_q_.push(std::max(at, now_), kTimer, 0, tag); }
+void Sim::set_speculator_timer(double at, uint64_t tag) { events_q_.push(std::max(at, now_), kSpecTimer, 0, tag); }
 
 TimeSeries& Sim::series(const std::string& name, const std::vector<std::string>& columns) {
   auto it = series_.find(name);
@@ -532,6 +878,10 @@ void Sim::wake_parked_nodes() {
 }
 
 void Sim::heartbeat(int32_t node) {
+  if (down_[node]) {  // a down node does not report; it resumes at restart
+    hb_dead_[node] = 1;
+    return;
+  }
   if (total_pending_[0] + total_pending_[1] + total_running_[0] + total_running_[1] == 0) {
     parked_[node] = 1;
     ++n_parked_;
@@ -539,6 +889,7 @@ void Sim::heartbeat(int32_t node) {
   }
   ++heartbeats_;
   call_scheduler([&] { sched_.on_heartbeat(*this, node); });
+  if (spec_) spec_->on_heartbeat(*this, node);
   events_q_.push(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));
 }
 
@@ -554,6 +905,16 @@ void Sim::sample() {
 
 SimResult Sim::run() {
   sched_.init(*this);
+  if (spec_) spec_->init(*this);
+  for (size_t i = 0; i < faults_.size(); ++i) {
+    const Fault& f = faults_[i];
+    if (f.kind == Fault::Slowdown) {
+      events_q_.push(f.start, kSlowStart, static_cast<uint32_t>(f.node), i);
+      if (std::isfinite(f.end)) events_q_.push(f.end, kSlowEnd, static_cast<uint32_t>(f.node), i);
+    } else {
+      events_q_.push(f.start, kCrash, static_cast<uint32_t>(f.node), i);
+    }
+  }
   const size_t nj = wl_.n_jobs();
   size_t next_job = 0;
   if (nj > 0) events_q_.push(wl_.submit_time[0], kArrival, 0);
@@ -575,6 +936,12 @@ SimResult Sim::run() {
       case kAttemptEnd: attempt_end(static_cast<int64_t>(e.b)); break;
       case kTimer: call_scheduler([&] { sched_.on_timer(*this, e.b); }); break;
       case kSample: sample(); break;
+      case kSpecTimer: if (spec_) spec_->on_timer(*this, e.b); break;
+      case kSlowStart: slowdown_event(static_cast<int32_t>(e.b), true); break;
+      case kSlowEnd: slowdown_event(static_cast<int32_t>(e.b), false); break;
+      case kCrash: crash(static_cast<int32_t>(e.a), faults_[e.b].restart_after); break;
+      case kDetect: detect(static_cast<int32_t>(e.a)); break;
+      case kRestart: restart(static_cast<int32_t>(e.a)); break;
     }
   }
 
@@ -593,8 +960,12 @@ SimResult Sim::run() {
   r.att_status.resize(na); r.att_locality.resize(na); r.att_slot.resize(na); r.att_speculative.resize(na);
   auto& slot_type = r.att_extra["slot_type"];
   auto& copy_end = r.att_extra["copy_end"];
+  auto& orig_node = r.att_extra["orig_node"];
+  auto& speed_at_start = r.att_extra["speed_at_start"];
   slot_type.resize(na);
   copy_end.resize(na);
+  orig_node.resize(na);
+  speed_at_start.resize(na);
   for (size_t i = 0; i < na; ++i) {
     const Attempt& at = attempts_[i];
     r.att_task[i] = at.task; r.att_node[i] = at.node; r.att_start[i] = at.start;
@@ -603,6 +974,8 @@ SimResult Sim::run() {
     r.att_speculative[i] = at.speculative;
     slot_type[i] = at.slot_type;
     copy_end[i] = at.copy_end;
+    orig_node[i] = at.orig_node;
+    speed_at_start[i] = at.speed_at_start;
   }
   r.counters = counters_;
   r.counters["heartbeats"] = double(heartbeats_);
@@ -612,9 +985,15 @@ SimResult Sim::run() {
     r.counters["scheduler_seconds"] = double(sched_ns_) * 1e-9;
     r.counters["scheduler_calls"] = double(sched_calls_);
   }
+  if (!faults_.empty()) {
+    r.counters["node_crashes"] = double(crashes_);
+    r.counters["lost_map_outputs"] = double(lost_outputs_);
+    r.counters["failed_attempts"] = double(failed_attempts_);
+  }
   r.events = events_;
   r.end_time = now_;
   sched_.finish(*this, r);
+  if (spec_) spec_->finish(*this, r);
   r.series.merge(series_);
   return r;
 }

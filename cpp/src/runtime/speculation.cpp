@@ -1,0 +1,963 @@
+// Speculative execution policies for the MapReduce engine (see schedlab/speculation.h):
+//   hadoop  — Hadoop 1.2.1 JobInProgress.findSpeculativeTask [seed003 §3.4]
+//   yarn    — YARN 2.7 DefaultSpeculator, Eq. 5.1/5.2 ("LATE" in the dissertation) [seed000 §1.4]
+//   late    — original LATE (Zaharia et al., OSDI'08) [seed000 §1.4 (E); seed003 §3.4]
+//   esplash — eSplash, Algorithms 5.2.1-5.2.3 and the §5.2.4 enhancements [seed000 §4.3-§4.5]
+//   sepb    — DynamicMR's SEPB over the Hadoop rule [seed003 §4.5]
+// The progress-rate estimation they share (progress score, elapsed time, progress rate, time
+// left, Eq. 5.1's estimated end, finished-duration statistics per job and stage) is written once
+// in Estimator below; the engine supplies Hadoop's progress scores (Sim::progress).
+#include "schedlab/speculation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace schedlab::mr {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Stat {
+  double n = 0, sum = 0, sumsq = 0;
+  void add(double x) { n += 1; sum += x; sumsq += x * x; }
+  void merge(const Stat& o) { n += o.n; sum += o.sum; sumsq += o.sumsq; }
+  double mean() const { return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN(); }
+  double sd() const {
+    if (n < 2) return 0;
+    const double m = sum / n;
+    return std::sqrt(std::max(0.0, sumsq / n - m * m));
+  }
+};
+
+// One running attempt as a speculator sees it.
+struct Running {
+  int64_t attempt;
+  int32_t task, job, node;
+  int stage;
+  double progress;   // Hadoop progress score in [0, 1]
+  double elapsed;    // now - start
+  double rate;       // progress / elapsed (0 when unknown)
+  double time_left;  // (1 - progress) / rate (inf when unknown)
+  double est_end;    // Eq. 5.1: start + elapsed / progress (inf when progress is 0)
+  bool alone;        // the task's only running attempt
+};
+
+// The shared progress-rate estimation.
+class Estimator {
+ public:
+  void init(const Sim& sim) {
+    stats_.assign(2 * sim.workload().n_jobs(), Stat{});
+    node_stats_.clear();
+    n_nodes_ = sim.n_nodes();
+  }
+  // Successful attempts feed the finished-duration statistics of their job and stage.
+  void on_finished(const Sim& sim, int64_t a) {
+    const Attempt& at = sim.attempt(a);
+    if (at.status != kSucceeded) return;
+    const auto& wl = sim.workload();
+    const int64_t key = 2 * int64_t(wl.task_job[at.task]) + wl.task_stage[at.task];
+    const double d = at.finish - at.start;
+    stats_[key].add(d);
+    node_stats_[key * n_nodes_ + at.node].add(d);
+  }
+  const Stat& finished(int32_t job, int stage) const { return stats_[2 * int64_t(job) + stage]; }
+  const Stat* finished_on(int32_t job, int stage, int32_t node) const {
+    auto it = node_stats_.find((2 * int64_t(job) + stage) * n_nodes_ + node);
+    return it == node_stats_.end() ? nullptr : &it->second;
+  }
+  // Every running attempt of the cluster, with its estimates; `out` is reused between calls.
+  void snapshot(const Sim& sim, std::vector<Running>& out) const {
+    out.clear();
+    const auto& wl = sim.workload();
+    const double now = sim.now();
+    for (int32_t n = 0; n < sim.n_nodes(); ++n)
+      for (int64_t a : sim.attempts_on(n)) {
+        const Attempt& at = sim.attempt(a);
+        Running r;
+        r.attempt = a;
+        r.task = at.task;
+        r.job = wl.task_job[at.task];
+        r.stage = wl.task_stage[at.task];
+        r.node = at.node;
+        r.progress = sim.progress(a);
+        r.elapsed = now - at.start;
+        r.rate = r.elapsed > 0 ? r.progress / r.elapsed : 0.0;
+        r.time_left = r.rate > 0 ? (1.0 - r.progress) / r.rate : kInf;
+        r.est_end = r.progress > 0 ? at.start + r.elapsed / r.progress : kInf;
+        r.alone = sim.running_attempts(at.task) == 1;
+        out.push_back(r);
+      }
+    // deterministic order independent of the node lists' internal order
+    std::sort(out.begin(), out.end(), [](const Running& x, const Running& y) { return x.attempt < y.attempt; });
+  }
+  static bool ran_on(const Sim& sim, int32_t task, int32_t node) {
+    for (int64_t a = sim.last_attempt(task); a >= 0; a = sim.attempt(a).prev_same_task)
+      if (sim.attempt(a).node == node) return true;
+    return false;
+  }
+
+ private:
+  std::vector<Stat> stats_;
+  std::unordered_map<int64_t, Stat> node_stats_;
+  int64_t n_nodes_ = 0;
+};
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const double pos = q * (v.size() - 1);
+  const size_t lo = size_t(std::floor(pos)), hi = size_t(std::ceil(pos));
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+// Common plumbing: the estimator, counters, and a queue of speculative requests that heartbeats
+// fill (YARN-style: a request waits in the pending queue until a suitable container frees).
+class SpeculatorBase : public Speculator {
+ public:
+  void init(Sim& sim) override { est_.init(sim); }
+  void on_attempt_finished(Sim& sim, int64_t a) override { est_.on_finished(sim, a); }
+  void finish(Sim&, SimResult& r) override {
+    r.counters["speculative_launched"] = double(launched_);
+    r.counters["speculative_max_running"] = double(max_running_);
+    for (auto& [k, v] : counters_) r.counters[k] = v;
+  }
+
+ protected:
+  struct Request {
+    int32_t task;
+    int32_t min_level;
+    double submitted;
+    double value;
+  };
+  // May a request's copy run on `node`? (the original's node is excluded by place_requests)
+  virtual bool eligible(const Sim&, int32_t /*node*/, const Request&) const { return true; }
+
+  int64_t launch_copy(Sim& sim, int32_t task, int32_t node) {
+    const int64_t a = sim.launch(task, node, sim.workload().task_stage[task], true);
+    ++launched_;
+    max_running_ = std::max<int64_t>(max_running_, sim.speculative_running_total());
+    return a;
+  }
+  bool requested(int32_t task) const {
+    for (const Request& r : requests_) if (r.task == task) return true;
+    return false;
+  }
+  // A request is live while its task still runs as a single attempt.
+  static bool live(const Sim& sim, int32_t task) {
+    return sim.task_state(task) == kActive && sim.running_attempts(task) == 1;
+  }
+  void place_requests(Sim& sim, int32_t node) {
+    for (size_t i = 0; i < requests_.size();) {
+      const Request r = requests_[i];
+      if (!live(sim, r.task)) { requests_.erase(requests_.begin() + i); counters_["speculative_requests_dropped"] += 1; continue; }
+      const int stage = sim.workload().task_stage[r.task];
+      if (eligible(sim, node, r) && !running_here(sim, r.task, node) && sim.fits(r.task, node, stage)) {
+        launch_copy(sim, r.task, node);
+        requests_.erase(requests_.begin() + i);
+        continue;
+      }
+      ++i;
+    }
+  }
+  static bool running_here(const Sim& sim, int32_t task, int32_t node) {
+    for (int64_t a = sim.last_attempt(task); a >= 0; a = sim.attempt(a).prev_same_task)
+      if (sim.attempt(a).status == kRunning && sim.attempt(a).node == node) return true;
+    return false;
+  }
+
+  Estimator est_;
+  std::vector<Running> snap_;
+  std::vector<Request> requests_;
+  std::map<std::string, double> counters_;
+  int64_t launched_ = 0, max_running_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Hadoop 1.2.1: on a heartbeat, a free slot is offered to jobs in order; a job offers a copy of
+// its running task with the longest estimated time left, unless the tracker is slow for the job
+// or the job is at its speculative cap; candidates have one running attempt, have run at least
+// SPECULATIVE_LAG, have not run on this host, and have a progress rate below mean - threshold x
+// std of the job's running tasks. [seed003 §3.4]
+class HadoopSpeculator : public SpeculatorBase {
+ public:
+  explicit HadoopSpeculator(const Params& p)
+      : spec_cap_(p.number("speculative_cap")),
+        slow_task_(p.number("slow_task_threshold")),
+        slow_node_(p.number("slow_node_threshold")),
+        lag_(p.number("speculative_lag")),
+        min_spec_cap_(p.integer("min_spec_cap")),
+        min_slots_cap_(p.number("min_slots_cap")) {}
+
+  void on_heartbeat(Sim& sim, int32_t node) override { speculate_on(sim, node, [](Sim&, int) { return true; }); }
+
+ protected:
+  // Fills free slots of `node` with copies; `allowed(sim, stage)` may veto a stage (SEPB).
+  template <class Allowed>
+  void speculate_on(Sim& sim, int32_t node, Allowed allowed) {
+    bool snapped = false;
+    for (int stage = 0; stage < 2; ++stage) {
+      if (sim.free_slots(node, stage) <= 0 || sim.total_running(stage) == 0) continue;
+      if (!allowed(sim, stage)) continue;
+      for (int guard = sim.free_slots(node, stage); guard > 0; --guard) {
+        if (!snapped) { est_.snapshot(sim, snap_); snapped = true; }
+        int32_t task = -1;
+        for (int32_t j : sim.active_jobs()) {
+          task = find_speculative(sim, j, stage, node);
+          if (task >= 0) break;
+        }
+        if (task < 0 || !sim.fits(task, node, stage)) break;
+        launch_copy(sim, task, node);
+        est_.snapshot(sim, snap_);
+      }
+    }
+  }
+
+  bool slow_tracker(const Sim& sim, int32_t job, int stage, int32_t node) const {
+    const Stat* mine = est_.finished_on(job, stage, node);
+    if (!mine || mine->n == 0) return false;
+    Stat means;
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+      const Stat* s = est_.finished_on(job, stage, n);
+      if (s && s->n > 0) means.add(s->mean());
+    }
+    return mine->mean() - means.mean() > slow_node_ * means.sd();
+  }
+
+  bool at_cap(const Sim& sim, int32_t job, int stage) const {
+    const double running = sim.job(job).running[stage];
+    if (running == 0) return true;
+    const int32_t spec = sim.speculative_running(job, stage);
+    if (spec < min_spec_cap_) return false;
+    const double slots = stage == kMap ? sim.total_map_slots() : sim.total_reduce_slots();
+    if (spec < slots * min_slots_cap_) return false;
+    return spec / running >= spec_cap_;
+  }
+
+  int32_t find_speculative(const Sim& sim, int32_t job, int stage, int32_t node) const {
+    if (sim.job(job).running[stage] == 0) return -1;
+    if (slow_tracker(sim, job, stage, node) || at_cap(sim, job, stage)) return -1;
+    Stat rates;
+    for (const Running& r : snap_)
+      if (r.job == job && r.stage == stage && r.alone) rates.add(r.rate);
+    if (rates.n == 0) return -1;
+    const double limit = rates.mean() - slow_task_ * rates.sd();
+    int32_t best = -1;
+    double best_left = -1;
+    for (const Running& r : snap_) {
+      if (r.job != job || r.stage != stage || !r.alone || r.elapsed < lag_ || r.progress >= 1) continue;
+      if (!(limit - r.rate > 0)) continue;
+      if (Estimator::ran_on(sim, r.task, node)) continue;
+      // Hadoop sorts by progressRate / max(1e-4, 1 - progress): the longest time left first
+      const double left = (1.0 - r.progress) / std::max(r.rate, 1e-12);
+      if (left > best_left) { best_left = left; best = r.task; }
+    }
+    return best;
+  }
+
+  double spec_cap_, slow_task_, slow_node_, lag_;
+  int64_t min_spec_cap_;
+  double min_slots_cap_;
+};
+
+std::vector<ParamSpec> hadoop_params() {
+  return {
+      ParamSpec::number("speculative_cap", 0.1, 0, 1, "mapreduce.job.speculative.speculativecap: speculative / running tasks of a job"),
+      ParamSpec::number("slow_task_threshold", 1.0, 0, 100, "a task is slow if its progress rate is this many std below the job's mean"),
+      ParamSpec::number("slow_node_threshold", 1.0, 0, 100, "a tracker is slow for a job if its mean task time is this many std above the mean of tracker means"),
+      ParamSpec::number("speculative_lag", 60, 0, 1e9, "SPECULATIVE_LAG: seconds a task must have run before it may be speculated"),
+      ParamSpec::integer("min_spec_cap", 10, 0, 1000000, "MIN_SPEC_CAP: the cap is never hit below this many speculative tasks"),
+      ParamSpec::number("min_slots_cap", 0.01, 0, 1, "MIN_SLOTS_CAP: nor below this fraction of the cluster's slots of the type"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SEPB [seed003 §4.5] on the Hadoop rule: before a free slot goes to a speculative copy, up to
+// maxNum = ceil(percentage x active jobs) jobs, from the head of the job list, are checked for
+// pending tasks of the slot's type; if one has any, the slot is kept for pending work. Because
+// the engine offers slots to the speculator after the scheduler, percentage = 0 is Hadoop's
+// speculation on the slots the scheduler left free. Straggler kill: an attempt that has run
+// longer than kill_factor x the mean completed time of its job and stage is killed once, and the
+// task re-runs first.
+class SepbSpeculator : public HadoopSpeculator {
+ public:
+  explicit SepbSpeculator(const Params& p)
+      : HadoopSpeculator(p), percentage_(p.number("percentage")), kill_factor_(p.number("kill_factor")) {}
+
+  void init(Sim& sim) override {
+    HadoopSpeculator::init(sim);
+    killed_.assign(sim.workload().n_tasks(), 0);
+  }
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    kill_stragglers(sim);
+    speculate_on(sim, node, [this](Sim& s, int stage) { return !pending_in_checked_jobs(s, stage); });
+  }
+
+ private:
+  bool pending_in_checked_jobs(Sim& sim, int stage) const {
+    const auto& jobs = sim.active_jobs();
+    const int64_t max_num = int64_t(std::ceil(percentage_ * double(jobs.size()) - 1e-9));
+    for (int64_t i = 0; i < max_num && i < int64_t(jobs.size()); ++i) {
+      const int32_t j = jobs[i];
+      if (sim.job(j).pending[stage] > 0 && (stage == kMap || sim.reduces_allowed(j))) return true;
+    }
+    return false;
+  }
+  void kill_stragglers(Sim& sim) {
+    if (kill_factor_ <= 0 || sim.now() < next_kill_check_) return;
+    next_kill_check_ = sim.now() + sim.heartbeat_interval();
+    est_.snapshot(sim, snap_);
+    for (const Running& r : snap_) {
+      if (killed_[r.task]) continue;
+      const Stat& s = est_.finished(r.job, r.stage);
+      if (s.n == 0 || r.elapsed <= kill_factor_ * s.mean()) continue;
+      killed_[r.task] = 1;
+      sim.kill(r.attempt);
+      counters_["sepb_kills"] += 1;
+    }
+  }
+  double percentage_, kill_factor_;
+  std::vector<uint8_t> killed_;
+  double next_kill_check_ = 0;
+};
+
+std::vector<ParamSpec> sepb_params() {
+  auto v = hadoop_params();
+  v.push_back(ParamSpec::number("percentage", 1.0, 0, 1,
+                                "percentageOfJobsCheckedForPendingTasks; maxNum = ceil(percentage x active jobs) "
+                                "(the paper recommends 60-100%; 0 = Hadoop's speculation)"));
+  v.push_back(ParamSpec::number("kill_factor", 2.0, 0, 1e6,
+                                "kill an attempt once it has run longer than this many times the mean completed time "
+                                "of its job and stage (paper: 'twice'; alternative reading 3; 0 = off)"));
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// YARN 2.7 DefaultSpeculator with the legacy estimator [seed000 §1.4]: every check, for each job
+// and each of its map and reduce types, the running task with the largest
+// EstEnd - EstRepEnd (Eq. 5.1 - Eq. 5.2) > 0 gets one speculative request, while the type has
+// fewer than max(10, 0.01 x its tasks, 0.1 x its running tasks) speculations outstanding. The
+// next check comes 15 s after a round that speculated, else 1 s. Requests wait in the pending
+// queue and take the next free slot of their type anywhere (unconstrained placement).
+class YarnSpeculator : public SpeculatorBase {
+ public:
+  explicit YarnSpeculator(const Params& p)
+      : after_spec_(p.number("retry_after_speculate")),
+        after_none_(p.number("retry_after_no_speculate")),
+        min_allowed_(p.number("minimum_allowed")),
+        prop_total_(p.number("proportion_total")),
+        prop_running_(p.number("proportion_running")),
+        min_finished_(p.integer("min_finished")) {}
+
+  void init(Sim& sim) override {
+    SpeculatorBase::init(sim);
+    sim.set_speculator_timer(sim.now() + after_none_, 0);
+  }
+  void on_heartbeat(Sim& sim, int32_t node) override { place_requests(sim, node); }
+  void on_timer(Sim& sim, uint64_t) override {
+    const int n = compute(sim);
+    sim.set_speculator_timer(sim.now() + (n > 0 ? after_spec_ : after_none_), 0);
+  }
+
+ private:
+  int compute(Sim& sim) {
+    if (sim.total_running(kMap) + sim.total_running(kReduce) == 0) return 0;
+    est_.snapshot(sim, snap_);
+    int made = 0;
+    const auto& wl = sim.workload();
+    for (int32_t j : sim.active_jobs()) {
+      for (int stage = 0; stage < 2; ++stage) {
+        const JobState& js = sim.job(j);
+        if (js.running[stage] == 0) continue;
+        const Stat& fin = est_.finished(j, stage);
+        int32_t best = -1;
+        double best_value = 0;
+        for (const Running& r : snap_) {
+          if (r.job != j || r.stage != stage || !r.alone || requested(r.task)) continue;
+          if (fin.n < min_finished_ || r.progress <= 0) continue;
+          const double est_end = r.est_end;                       // Eq. 5.1
+          const double rep_end = sim.now() + fin.mean();           // Eq. 5.2
+          if (est_end < sim.now() || rep_end >= est_end) continue;
+          const double value = est_end - rep_end;
+          if (value > best_value) { best_value = value; best = r.task; }
+        }
+        const int64_t already = count_speculating(sim, j, stage);
+        const double n_tasks = stage == kMap ? wl.n_maps[j] : double(wl.n_reduces(j));
+        const double allowed = std::max({min_allowed_, prop_total_ * n_tasks, prop_running_ * double(js.running[stage])});
+        if (best >= 0 && double(already) < allowed) {
+          requests_.push_back({best, 0, sim.now(), best_value});
+          counters_["speculative_requests"] += 1;
+          ++made;
+        }
+      }
+    }
+    return made;
+  }
+  int64_t count_speculating(const Sim& sim, int32_t job, int stage) const {
+    int64_t n = sim.speculative_running(job, stage);
+    const auto& wl = sim.workload();
+    for (const Request& r : requests_)
+      if (wl.task_job[r.task] == job && wl.task_stage[r.task] == stage) ++n;
+    return n;
+  }
+  double after_spec_, after_none_, min_allowed_, prop_total_, prop_running_;
+  int64_t min_finished_;
+};
+
+std::vector<ParamSpec> yarn_params() {
+  return {
+      ParamSpec::number("retry_after_speculate", 15, 0.001, 1e9, "seconds to the next check after a check that speculated"),
+      ParamSpec::number("retry_after_no_speculate", 1, 0.001, 1e9, "seconds to the next check after a check that did not"),
+      ParamSpec::number("minimum_allowed", 10, 0, 1e9, "MINIMUM_ALLOWED_SPECULATIVE_TASKS"),
+      ParamSpec::number("proportion_total", 0.01, 0, 1, "PROPORTION_TOTAL_TASKS_SPECULATABLE"),
+      ParamSpec::number("proportion_running", 0.1, 0, 1, "PROPORTION_RUNNING_TASKS_SPECULATABLE"),
+      ParamSpec::integer("min_finished", 1, 0, 1000000,
+                         "finished tasks of the type needed before Eq. 5.2 is trusted (the legacy estimator has no mean before)"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// LATE (Zaharia et al., OSDI'08): when a node asks for work and fewer than SpeculativeCap
+// speculative tasks run, ignore the request if the node's total progress is below the
+// SlowNodeThreshold percentile of nodes; otherwise copy the running, not yet speculated task with
+// the longest estimated time left, (1 - progress) / rate, among those whose progress rate is
+// below the SlowTaskThreshold percentile (of the running tasks of its job and stage).
+class LateSpeculator : public SpeculatorBase {
+ public:
+  explicit LateSpeculator(const Params& p)
+      : cap_(p.number("speculative_cap")),
+        slow_node_(p.number("slow_node_threshold")),
+        slow_task_(p.number("slow_task_threshold")),
+        min_elapsed_(p.number("min_elapsed")) {}
+
+  void init(Sim& sim) override {
+    SpeculatorBase::init(sim);
+    node_done_.assign(sim.n_nodes(), 0.0);
+  }
+  void on_attempt_finished(Sim& sim, int64_t a) override {
+    SpeculatorBase::on_attempt_finished(sim, a);
+    node_done_[sim.attempt(a).node] += 1.0;
+  }
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    bool snapped = false;
+    for (int stage = 0; stage < 2; ++stage) {
+      for (int guard = sim.free_slots(node, stage); guard > 0; --guard) {
+        const double slots = double(sim.total_map_slots() + sim.total_reduce_slots());
+        if (double(sim.speculative_running_total()) >= cap_ * slots) return;
+        if (sim.total_running(stage) == 0) break;
+        if (!snapped) { est_.snapshot(sim, snap_); snapped = true; if (slow_node(sim, node)) return; }
+        const int32_t task = pick(sim, node, stage);
+        if (task < 0 || !sim.fits(task, node, stage)) break;
+        launch_copy(sim, task, node);
+        est_.snapshot(sim, snap_);
+      }
+    }
+  }
+
+ private:
+  bool slow_node(const Sim& sim, int32_t node) {
+    // node progress: finished attempts plus the progress of those running there
+    std::vector<double> total(node_done_);
+    for (const Running& r : snap_) total[r.node] += r.progress;
+    std::vector<double> up;
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) if (sim.node_up(n)) up.push_back(total[n]);
+    return total[node] < percentile(up, slow_node_);
+  }
+  int32_t pick(const Sim& sim, int32_t node, int stage) {
+    int32_t best = -1;
+    double best_left = -1;
+    for (const Running& r : snap_) {
+      if (r.stage != stage || !r.alone || r.elapsed < min_elapsed_ || r.progress <= 0) continue;
+      if (Estimator::ran_on(sim, r.task, node)) continue;
+      if (r.time_left <= best_left) continue;
+      // SlowTaskThreshold among the running tasks of the same job and stage
+      rates_.clear();
+      for (const Running& o : snap_) if (o.job == r.job && o.stage == stage) rates_.push_back(o.rate);
+      if (!(r.rate < percentile(rates_, slow_task_))) continue;
+      best_left = r.time_left;
+      best = r.task;
+    }
+    return best;
+  }
+  double cap_, slow_node_, slow_task_, min_elapsed_;
+  std::vector<double> node_done_, rates_;
+};
+
+std::vector<ParamSpec> late_params() {
+  return {
+      ParamSpec::number("speculative_cap", 0.1, 0, 1, "SpeculativeCap: running speculative tasks as a fraction of the cluster's slots"),
+      ParamSpec::number("slow_node_threshold", 0.25, 0, 1, "SlowNodeThreshold: nodes whose total progress is below this percentile get no copies"),
+      ParamSpec::number("slow_task_threshold", 0.25, 0, 1, "SlowTaskThreshold: only tasks whose progress rate is below this percentile are copied"),
+      ParamSpec::number("min_elapsed", 0, 0, 1e9, "seconds a task must have run before it may be copied (not part of the digest's LATE rule; 0 = none)"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// eSplash [seed000 §4.3-§4.5].
+//  Levels: 'node_type' takes the cluster's node_type column as the level (higher = faster, as in
+//  the paper's evaluation, where levels were configured per node); 'clustering' (default) builds
+//  performance vectors (mean finished map time per job, over the jobs every node has finished a
+//  map of), groups them by Algorithm 5.2.1 (merging incomparable or overlapping groups until the
+//  groups are totally ordered) and runs the group-based k-means of Algorithm 5.2.2 with k =
+//  n_levels; until every node has such data all nodes share one level.
+//  Stragglers: every epoch, the per-level statistics table ST (mean and standard deviation of
+//  finished durations, mean progress rate of the running tasks per type) and each node's
+//  straggler value SV; sv_mode 'normalized' (the digest's recommended reading, default):
+//  SV = mean over the node's running tasks of max(0, (EstT - mu) / sigma) + PR_level / PR_task,
+//  marked after mark_epochs consecutive epochs above tau, cleared after clear_epochs below;
+//  'literal': SV accumulates the sums of the paper's two terms and is never reset.
+//  Copies: for a task on a straggler, minL = argmin over l >= its level of the expected copy time
+//  sum_m C(m) EstT(m) / sum_m C(m) (Alg. 5.2.3); SpecValue = sum_{m>=minL} C(m) (EstEnd - now -
+//  EstT(m)) / sum_all C(m); the best positive value is requested, one per check (1 s, 15 s after
+//  a request); a request only runs on an up, non-straggler node of level >= minL; requests that
+//  waited reevaluate_after seconds are re-evaluated (dropped if no longer worth it, else minL is
+//  updated).
+class ESplashSpeculator : public SpeculatorBase {
+ public:
+  explicit ESplashSpeculator(const Params& p)
+      : by_clustering_(p.choice("levels") == "clustering"),
+        n_levels_(p.integer("n_levels")),
+        epoch_(p.number("epoch")),
+        tau_(p.number("tau")),
+        literal_(p.choice("sv_mode") == "literal"),
+        mark_epochs_(p.integer("mark_epochs")),
+        clear_epochs_(p.integer("clear_epochs")),
+        sigma_floor_(p.number("sigma_floor")),
+        after_spec_(p.number("retry_after_speculate")),
+        after_none_(p.number("retry_after_no_speculate")),
+        reevaluate_after_(p.number("reevaluate_after")),
+        recluster_(p.number("recluster_interval")) {}
+
+  void init(Sim& sim) override {
+    SpeculatorBase::init(sim);
+    const int32_t n = sim.n_nodes();
+    level_.assign(n, 0);
+    straggler_.assign(n, 0);
+    above_.assign(n, 0);
+    below_.assign(n, 0);
+    sv_.assign(n, 0.0);
+    rng_.reseed(sim.seed(), 7);
+    if (!by_clustering_) {
+      std::vector<int32_t> types(sim.cluster().node_type);
+      std::sort(types.begin(), types.end());
+      types.erase(std::unique(types.begin(), types.end()), types.end());
+      for (int32_t i = 0; i < n; ++i)
+        level_[i] = int32_t(std::lower_bound(types.begin(), types.end(), sim.cluster().node_type[i]) - types.begin());
+      levels_ = int32_t(types.size());
+      clustered_ = true;
+    }
+    sim.set_speculator_timer(sim.now() + epoch_, 0);
+  }
+  void on_attempt_finished(Sim& sim, int64_t a) override {
+    SpeculatorBase::on_attempt_finished(sim, a);
+    const Attempt& at = sim.attempt(a);
+    if (at.status != kSucceeded) return;
+    const auto& wl = sim.workload();
+    node_type_stats_[key(wl.task_job[at.task], wl.task_stage[at.task]) * sim.n_nodes() + at.node].add(at.finish - at.start);
+  }
+  void on_heartbeat(Sim& sim, int32_t node) override { place_requests(sim, node); }
+  void on_timer(Sim& sim, uint64_t) override {
+    if (!sim.active_jobs().empty()) epoch(sim);
+    sim.set_speculator_timer(sim.now() + epoch_, 0);
+  }
+  void finish(Sim& sim, SimResult& r) override {
+    SpeculatorBase::finish(sim, r);
+    r.counters["esplash_levels"] = double(levels_);
+    auto& lv = r.series["esplash_levels"];
+    if (lv.names.empty()) lv = TimeSeries::with_columns({"node", "level"});
+    for (int32_t i = 0; i < sim.n_nodes(); ++i) lv.add_row({double(i), double(level_[i] + 1)});
+  }
+
+ protected:
+  bool eligible(const Sim& sim, int32_t node, const Request& r) const override {
+    return sim.node_up(node) && !straggler_[node] && level_[node] >= r.min_level;
+  }
+
+ private:
+  static int64_t key(int32_t job, int stage) { return 2 * int64_t(job) + stage; }
+
+  // per-level table entry for one type
+  struct LevelStat {
+    Stat dur;
+    double pr_sum = 0;
+    int pr_n = 0;
+    double pr() const { return pr_n > 0 ? pr_sum / pr_n : 0.0; }
+  };
+  std::vector<LevelStat>& table(const Sim& sim, int64_t type) {
+    auto it = st_.find(type);
+    if (it != st_.end()) return it->second;
+    std::vector<LevelStat> row(levels_);
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+      auto s = node_type_stats_.find(type * sim.n_nodes() + n);
+      if (s != node_type_stats_.end()) row[level_[n]].dur.merge(s->second);
+    }
+    return st_.emplace(type, std::move(row)).first->second;
+  }
+
+  void epoch(Sim& sim) {
+    const double now = sim.now();
+    if (by_clustering_ && (!clustered_ || (recluster_ > 0 && now >= next_cluster_))) {
+      if (cluster_levels(sim)) { clustered_ = true; next_cluster_ = now + recluster_; }
+    }
+    est_.snapshot(sim, snap_);
+    st_.clear();
+    // progress rates over the past epoch
+    if (last_p_.size() < size_t(sim.n_attempts())) { last_p_.resize(sim.n_attempts(), 0.0); last_t_.resize(sim.n_attempts(), -1.0); }
+    pr_.assign(snap_.size(), 0.0);
+    for (size_t i = 0; i < snap_.size(); ++i) {
+      const Running& r = snap_[i];
+      const double t0 = last_t_[r.attempt] >= 0 ? last_t_[r.attempt] : sim.attempt(r.attempt).start;
+      pr_[i] = now > t0 ? (r.progress - (last_t_[r.attempt] >= 0 ? last_p_[r.attempt] : 0.0)) / (now - t0) : 0.0;
+      last_p_[r.attempt] = r.progress;
+      last_t_[r.attempt] = now;
+    }
+    for (size_t i = 0; i < snap_.size(); ++i) {
+      auto& row = table(sim, key(snap_[i].job, snap_[i].stage));
+      row[level_[snap_[i].node]].pr_sum += pr_[i];
+      row[level_[snap_[i].node]].pr_n += 1;
+    }
+    // straggler values
+    std::vector<double> sv(sim.n_nodes(), 0.0);
+    std::vector<int> cnt(sim.n_nodes(), 0);
+    for (size_t i = 0; i < snap_.size(); ++i) {
+      const Running& r = snap_[i];
+      const LevelStat& ls = table(sim, key(r.job, r.stage))[level_[r.node]];
+      double term = 0;
+      const double mu = ls.dur.mean();
+      if (ls.dur.n > 0 && r.progress > 0) {
+        const double est_t = r.elapsed / r.progress;
+        const double sigma = std::max(ls.dur.sd(), sigma_floor_ * mu);
+        if (est_t > mu && sigma > 0) term += (est_t - mu) / sigma;
+      }
+      const double level_pr = ls.pr();
+      if (level_pr > 0) term += level_pr / std::max(pr_[i], 0.01 * level_pr);
+      else term += 1.0;
+      sv[r.node] += term;
+      cnt[r.node] += 1;
+    }
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+      double value;
+      if (literal_) { sv_[n] += sv[n]; value = sv_[n]; }
+      else value = cnt[n] > 0 ? sv[n] / cnt[n] : 0.0;
+      if (value > tau_) { ++above_[n]; below_[n] = 0; }
+      else { ++below_[n]; above_[n] = 0; }
+      if (!straggler_[n] && above_[n] >= mark_epochs_) { straggler_[n] = 1; counters_["esplash_straggler_marks"] += 1; }
+      if (straggler_[n] && !literal_ && below_[n] >= clear_epochs_) straggler_[n] = 0;
+    }
+    reevaluate(sim);
+    if (now >= next_spec_) {
+      const bool made = speculate(sim);
+      next_spec_ = now + (made ? after_spec_ : after_none_);
+    }
+  }
+
+  // container counts per level for a stage, on nodes that may host copies now
+  void capacities(const Sim& sim, int stage, std::vector<double>& c) const {
+    c.assign(levels_, 0.0);
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+      if (!sim.node_up(n) || straggler_[n]) continue;
+      c[level_[n]] += stage == kMap ? sim.map_capacity(n) : sim.reduce_capacity(n);
+    }
+  }
+  // EstT(m) for a type: the level's mean, else the type's mean over all levels
+  double est_time(const Sim& sim, int64_t type, int m) {
+    const LevelStat& ls = table(sim, type)[m];
+    if (ls.dur.n > 0) return ls.dur.mean();
+    return est_.finished(int32_t(type / 2), int(type % 2)).mean();
+  }
+  // Algorithm 5.2.3 and SpecValue; returns false when the type has no statistics
+  bool evaluate(Sim& sim, const Running& r, int32_t& min_level, double& value) {
+    const int64_t type = key(r.job, r.stage);
+    if (est_.finished(r.job, r.stage).n == 0 || r.progress <= 0) return false;
+    capacities(sim, r.stage, cap_);
+    double all = 0;
+    for (double c : cap_) all += c;
+    if (all <= 0) return false;
+    const int start = level_[r.node];
+    double best = kInf;
+    min_level = -1;
+    for (int l = start; l < levels_; ++l) {
+      double num = 0, den = 0;
+      for (int m = l; m < levels_; ++m) { num += cap_[m] * est_time(sim, type, m); den += cap_[m]; }
+      if (den <= 0) continue;
+      if (num / den < best) { best = num / den; min_level = l; }
+    }
+    if (min_level < 0) return false;
+    value = 0;
+    for (int m = min_level; m < levels_; ++m) value += cap_[m] * (r.est_end - sim.now() - est_time(sim, type, m));
+    value /= all;
+    return true;
+  }
+  bool speculate(Sim& sim) {
+    int32_t best_task = -1, best_level = 0;
+    double best_value = 0;
+    for (const Running& r : snap_) {
+      if (!straggler_[r.node] || !r.alone || requested(r.task)) continue;
+      int32_t ml;
+      double v;
+      if (!evaluate(sim, r, ml, v) || v <= best_value) continue;
+      best_value = v;
+      best_task = r.task;
+      best_level = ml;
+    }
+    if (best_task < 0) return false;
+    requests_.push_back({best_task, best_level, sim.now(), best_value});
+    counters_["speculative_requests"] += 1;
+    return true;
+  }
+  void reevaluate(Sim& sim) {
+    for (size_t i = 0; i < requests_.size();) {
+      Request& q = requests_[i];
+      if (sim.now() - q.submitted < reevaluate_after_) { ++i; continue; }
+      const Running* r = nullptr;
+      for (const Running& x : snap_) if (x.task == q.task && x.alone) { r = &x; break; }
+      int32_t ml;
+      double v;
+      if (!r || !evaluate(sim, *r, ml, v) || v <= 0) {
+        requests_.erase(requests_.begin() + i);
+        counters_["esplash_requests_dropped"] += 1;
+        continue;
+      }
+      q.min_level = ml;
+      q.value = v;
+      q.submitted = sim.now();
+      ++i;
+    }
+  }
+
+  // ---- levels by clustering (Algorithms 5.2.1 and 5.2.2) ----
+  bool cluster_levels(Sim& sim) {
+    const int32_t n = sim.n_nodes();
+    const auto& wl = sim.workload();
+    // dimensions: map types every node has finished at least one task of
+    std::map<int32_t, int> seen;
+    for (auto& [k, s] : node_type_stats_) {
+      const int64_t type = k / n;
+      if (type % 2 != 0 || s.n == 0) continue;
+      seen[int32_t(type / 2)] += 1;
+    }
+    std::vector<int32_t> dims;
+    for (auto& [job, count] : seen) if (count == n) dims.push_back(job);
+    if (dims.empty()) return false;
+    (void)wl;
+    const size_t d = dims.size();
+    std::vector<std::vector<double>> pv(n, std::vector<double>(d));
+    for (int32_t i = 0; i < n; ++i)
+      for (size_t k = 0; k < d; ++k) pv[i][k] = node_type_stats_[key(dims[k], kMap) * n + i].mean();
+    // Algorithm 5.2.1: merge incomparable or overlapping groups until none are
+    std::vector<std::vector<int32_t>> groups(n);
+    for (int32_t i = 0; i < n; ++i) groups[i] = {i};
+    auto bounds = [&](const std::vector<int32_t>& g, std::vector<double>& lo, std::vector<double>& hi) {
+      lo.assign(d, kInf);
+      hi.assign(d, -kInf);
+      for (int32_t i : g)
+        for (size_t k = 0; k < d; ++k) { lo[k] = std::min(lo[k], pv[i][k]); hi[k] = std::max(hi[k], pv[i][k]); }
+    };
+    std::vector<double> lo1, hi1, lo2, hi2;
+    for (bool merged = true; merged;) {
+      merged = false;
+      for (size_t g = 0; g < groups.size() && !merged; ++g) {
+        bounds(groups[g], lo1, hi1);
+        for (size_t h = g + 1; h < groups.size() && !merged; ++h) {
+          bounds(groups[h], lo2, hi2);
+          bool g_slower = false, h_slower = false, overlap = false;
+          for (size_t k = 0; k < d; ++k) {
+            if (lo1[k] > hi2[k]) g_slower = true;
+            else if (lo2[k] > hi1[k]) h_slower = true;
+            else overlap = true;
+          }
+          if (overlap || (g_slower && h_slower)) {
+            groups[g].insert(groups[g].end(), groups[h].begin(), groups[h].end());
+            groups.erase(groups.begin() + h);
+            merged = true;
+          }
+        }
+      }
+    }
+    // Algorithm 5.2.2: group-based k-means
+    const size_t ng = groups.size();
+    const size_t k = std::min<size_t>(size_t(n_levels_), ng);
+    std::vector<int32_t> group_of(n);
+    for (size_t g = 0; g < ng; ++g) for (int32_t i : groups[g]) group_of[i] = int32_t(g);
+    std::vector<std::vector<double>> centers;
+    std::vector<int32_t> assign(ng, -1);
+    if (ng <= k) {
+      for (size_t g = 0; g < ng; ++g) assign[g] = int32_t(g);
+    } else {
+      std::vector<int32_t> order(n);
+      for (int32_t i = 0; i < n; ++i) order[i] = i;
+      for (int32_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng_.below(uint64_t(i) + 1)]);
+      for (size_t c = 0; c < k; ++c) centers.push_back(pv[order[c]]);
+      auto dist = [&](const std::vector<double>& x, const std::vector<double>& y) {
+        double s = 0;
+        for (size_t q = 0; q < d; ++q) s += (x[q] - y[q]) * (x[q] - y[q]);
+        return s;
+      };
+      for (int iter = 0; iter < 100; ++iter) {
+        bool changed = false;
+        for (size_t g = 0; g < ng; ++g) {
+          std::vector<int> votes(k, 0);
+          std::vector<double> mean(d, 0.0);
+          for (int32_t i : groups[g]) {
+            size_t best = 0;
+            for (size_t c = 1; c < k; ++c) if (dist(pv[i], centers[c]) < dist(pv[i], centers[best])) best = c;
+            votes[best]++;
+            for (size_t q = 0; q < d; ++q) mean[q] += pv[i][q] / groups[g].size();
+          }
+          int32_t pick = 0;
+          for (size_t c = 1; c < k; ++c)
+            if (votes[c] > votes[pick] || (votes[c] == votes[pick] && dist(mean, centers[c]) < dist(mean, centers[pick]))) pick = int32_t(c);
+          if (assign[g] != pick) { assign[g] = pick; changed = true; }
+        }
+        for (size_t c = 0; c < k; ++c) {
+          std::vector<double> m(d, 0.0);
+          int cnt = 0;
+          for (int32_t i = 0; i < n; ++i)
+            if (assign[group_of[i]] == int32_t(c)) { for (size_t q = 0; q < d; ++q) m[q] += pv[i][q]; ++cnt; }
+          if (cnt > 0) { for (double& x : m) x /= cnt; centers[c] = m; }
+        }
+        if (!changed) break;
+      }
+    }
+    // order the clusters by speed: level 0 = the slowest (largest mean time)
+    std::map<int32_t, double> speed;
+    std::map<int32_t, int> members;
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t c = assign[group_of[i]];
+      for (size_t q = 0; q < d; ++q) speed[c] += pv[i][q];
+      members[c] += 1;
+    }
+    std::vector<std::pair<double, int32_t>> ranked;
+    for (auto& [c, s] : speed) ranked.push_back({-s / members[c], c});
+    std::sort(ranked.begin(), ranked.end());
+    std::map<int32_t, int32_t> level_of;
+    for (size_t r = 0; r < ranked.size(); ++r) level_of[ranked[r].second] = int32_t(r);
+    for (int32_t i = 0; i < n; ++i) level_[i] = level_of[assign[group_of[i]]];
+    levels_ = int32_t(ranked.size());
+    counters_["esplash_clusterings"] += 1;
+    return true;
+  }
+
+  bool by_clustering_;
+  int64_t n_levels_;
+  double epoch_, tau_;
+  bool literal_;
+  int64_t mark_epochs_, clear_epochs_;
+  double sigma_floor_, after_spec_, after_none_, reevaluate_after_, recluster_;
+  Random rng_;
+  std::vector<int32_t> level_;
+  int32_t levels_ = 1;
+  bool clustered_ = false;
+  double next_cluster_ = 0, next_spec_ = 0;
+  std::vector<uint8_t> straggler_;
+  std::vector<int64_t> above_, below_;
+  std::vector<double> sv_, last_p_, last_t_, pr_, cap_;
+  std::unordered_map<int64_t, Stat> node_type_stats_;
+  std::unordered_map<int64_t, std::vector<LevelStat>> st_;
+};
+
+std::vector<ParamSpec> esplash_params() {
+  return {
+      ParamSpec::choice("levels", "clustering", {"clustering", "node_type"},
+                        "node levels: 'clustering' (Algorithms 5.2.1 + 5.2.2 on finished map times, default) or "
+                        "'node_type' (the cluster's node_type column, higher = faster: the paper's evaluation setting)"),
+      ParamSpec::integer("n_levels", 4, 1, 1000, "k of the group-based k-means (the experiments' 4 levels)"),
+      ParamSpec::number("epoch", 1.0, 0.001, 1e6, "seconds between statistics updates (YARN heartbeat ~1 s; the paper gives none)"),
+      ParamSpec::number("tau", 3.0, 0, 1e12, "straggler threshold on SV (the paper gives none; the digest suggests 3 for the normalized SV)"),
+      ParamSpec::choice("sv_mode", "normalized", {"normalized", "literal"},
+                        "'normalized': per-epoch mean over running tasks (default, digest's reading); 'literal': cumulative sums"),
+      ParamSpec::integer("mark_epochs", 2, 1, 1000000, "consecutive epochs above tau before a node is marked a straggler"),
+      ParamSpec::integer("clear_epochs", 5, 1, 1000000, "consecutive epochs below tau before the mark is cleared (normalized mode)"),
+      ParamSpec::number("sigma_floor", 0.1, 0, 1e6, "the z-score uses max(std, sigma_floor x mean) (std of a deterministic type can be 0)"),
+      ParamSpec::number("retry_after_speculate", 15, 0, 1e9, "seconds to the next speculation check after a request (Hadoop default)"),
+      ParamSpec::number("retry_after_no_speculate", 1, 0, 1e9, "seconds to the next check otherwise"),
+      ParamSpec::number("reevaluate_after", 15, 0, 1e9, "a request pending this long is re-evaluated (the paper gives no value)"),
+      ParamSpec::number("recluster_interval", 0, 0, 1e12, "> 0: recompute levels by clustering this often (0 = once, when data allow)"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Entry {
+  std::string name;
+  std::vector<ParamSpec> params;
+  std::unique_ptr<Speculator> (*make)(const Params&);
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> e = {
+      {"none", {}, nullptr},
+      {"hadoop", hadoop_params(), [](const Params& p) -> std::unique_ptr<Speculator> { return std::make_unique<HadoopSpeculator>(p); }},
+      {"yarn", yarn_params(), [](const Params& p) -> std::unique_ptr<Speculator> { return std::make_unique<YarnSpeculator>(p); }},
+      {"late", late_params(), [](const Params& p) -> std::unique_ptr<Speculator> { return std::make_unique<LateSpeculator>(p); }},
+      {"esplash", esplash_params(), [](const Params& p) -> std::unique_ptr<Speculator> { return std::make_unique<ESplashSpeculator>(p); }},
+      {"sepb", sepb_params(), [](const Params& p) -> std::unique_ptr<Speculator> { return std::make_unique<SepbSpeculator>(p); }},
+  };
+  return e;
+}
+
+const Entry& find(const std::string& name) {
+  for (const Entry& e : entries()) if (e.name == name) return e;
+  std::string names;
+  for (const Entry& e : entries()) names += " " + e.name;
+  throw std::invalid_argument("unknown speculation '" + name + "'; available:" + names);
+}
+
+// "a:1,b:text" -> numbers and strings
+ParamValues parse_values(const std::string& owner, const std::string& text) {
+  ParamValues v;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    auto trim = [](std::string s) {
+      s.erase(0, s.find_first_not_of(" \t"));
+      s.erase(s.find_last_not_of(" \t") + 1);
+      return s;
+    };
+    item = trim(item);
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument(owner + ": expected name:value, got '" + item + "'");
+    const std::string key = trim(item.substr(0, colon)), val = trim(item.substr(colon + 1));
+    char* endp = nullptr;
+    const double x = std::strtod(val.c_str(), &endp);
+    if (!val.empty() && endp && *endp == '\0') {
+      if (val == "True" || val == "true") v.numbers[key] = 1;
+      else v.numbers[key] = x;
+    } else if (val == "True" || val == "true" || val == "False" || val == "false") {
+      v.numbers[key] = (val[0] == 'T' || val[0] == 't') ? 1 : 0;
+    } else {
+      v.strings[key] = val;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+const std::vector<std::string>& speculator_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Entry& e : entries()) n.push_back(e.name);
+    return n;
+  }();
+  return names;
+}
+
+const std::vector<ParamSpec>& speculator_params(const std::string& name) { return find(name).params; }
+
+std::unique_ptr<Speculator> make_speculator(const std::string& name, const std::string& params) {
+  const Entry& e = find(name);
+  const std::string owner = "speculation '" + name + "'";
+  Params p(owner, e.params, parse_values(owner, params));
+  if (!e.make) return nullptr;
+  return e.make(p);
+}
+
+}  // namespace schedlab::mr
