@@ -11,6 +11,7 @@
 #include "schedlab/cluster.h"
 #include "schedlab/fresh.h"
 #include "schedlab/registry.h"
+#include "schedlab/speculation.h"
 #include "schedlab/results.h"
 #include "schedlab/workload.h"
 
@@ -213,6 +214,18 @@ PYBIND11_MODULE(_core, m) {
       py::list opts;
       for (auto& s : e.options) opts.append(spec_dict(s));
       d["options"] = opts;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("speculators", [] {
+    py::list out;
+    for (auto& name : mr::speculator_names()) {
+      py::dict d;
+      d["name"] = name;
+      py::list params;
+      for (auto& p : mr::speculator_params(name)) params.append(spec_dict(p));
+      d["params"] = params;
       out.append(d);
     }
     return out;

@@ -12,7 +12,7 @@ from ._workload import Workload
 from . import schedulers as schedulers_mod
 from .schedulers import SchedulerConfig, as_config, check_options
 
-STATUS = ["running", "succeeded", "killed", "failed"]
+STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded map whose output died with its node
 LOCALITY = ["node", "rack", "remote", "none"]
 
 
@@ -37,7 +37,10 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     :class:`~schedlab.schedulers.SchedulerConfig`) and returns a :class:`Result`.
 
     ``options`` are the engine's settings (see ``schedlab.schedulers.options()``), e.g.
-    ``heartbeat_interval``, ``slowstart``, ``replication``, ``measure_overhead``. ``scheduler`` may
+    ``heartbeat_interval``, ``slowstart``, ``replication``, ``measure_overhead``; ``faults`` takes a
+    list of :mod:`schedlab.faults` objects, ``speculation`` a speculator name (``"hadoop"``,
+    ``"yarn"``, ``"late"``, ``"esplash"``, ``"sepb"``; see :mod:`schedlab.speculation`) and
+    ``speculation_params`` a dict of its parameters. ``scheduler`` may
     also be an instance of a :class:`schedlab.Scheduler` subclass (a scheduler written in Python).
     The same inputs and seed always give the same result. The simulation runs without the GIL, so threads run simulations in parallel.
     """
@@ -49,6 +52,7 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(scheduler, str) and scheduler in schedulers_mod._PYTHON:
         scheduler = schedulers_mod.get(scheduler)  # a scheduler written in Python, by name
+    options = _encode_options(options)
     hook = getattr(scheduler, "_simulate", None)
     if hook is not None:  # schedulers written in Python plug in here
         return hook(cluster, workload, int(seed), options)
@@ -59,6 +63,18 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))
     wall = time.perf_counter() - t0
     return Result(raw, cluster, workload, config, int(seed), dict(options), wall)
+
+
+def _encode_options(options: dict) -> dict:
+    """Faults and speculator parameters given as Python objects become the engine's strings."""
+    from . import faults as faults_mod
+    from . import speculation as speculation_mod
+    out = dict(options)
+    if "faults" in out:
+        out["faults"] = faults_mod.encode(out["faults"])
+    if "speculation_params" in out:
+        out["speculation_params"] = speculation_mod.encode_params(out.get("speculation", "none"), out["speculation_params"])
+    return out
 
 
 class Result:
@@ -164,6 +180,8 @@ class Result:
         s["utilization"] = busy / (total_slots * span) if span > 0 and total_slots > 0 else np.nan
         wasted = tasks["status"] == "killed"
         s["wasted_attempt_time"] = float((tasks["finish"][wasted] - tasks["start"][wasted]).sum())
+        for k, v in _attempt_metrics(tasks, nodes).items():
+            s[k] = v
         s["attempts"] = float(len(tasks))
         if "scheduler_seconds" in self.counters:  # simulate(..., measure_overhead=True)
             finished = float(np.isfinite(jobs["finish_time"].to_numpy(float)).sum())
@@ -176,6 +194,39 @@ class Result:
         s = self.summary()
         return (f"Result({self.scheduler.label}, jobs={len(self.jobs)}, makespan={s['makespan']:.1f}, "
                 f"mean_completion={s['mean_completion_time']:.1f}, events={self.events})")
+
+
+def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
+    """Failed and lost attempts, and speculative copies: how many, their fate, where they ran and
+    the time wasted in killed copies (eSplash's metric) [seed000 §4.6]."""
+    s = {}
+    dur = (tasks["finish"] - tasks["start"]).to_numpy(float)
+    status = tasks["status"]
+    failed = (status == "failed").to_numpy()
+    s["failed_attempts"] = float(failed.sum())
+    s["failed_attempt_time"] = float(np.nansum(dur[failed]))
+    s["lost_map_outputs"] = float((status == "lost").sum())
+    spec = tasks["speculative"].to_numpy(bool)
+    killed = (status == "killed").to_numpy()
+    s["speculative_attempts"] = float(spec.sum())
+    s["speculative_succeeded"] = float((spec & (status == "succeeded").to_numpy()).sum())
+    s["speculative_killed"] = float((spec & killed).sum())
+    s["wasted_speculative_time"] = float(np.nansum(dur[spec & killed]))
+    if "orig_node" in tasks and spec.any():
+        speed = nodes["speed"].to_numpy(float)
+        node = tasks["node"].to_numpy()
+        orig = tasks["orig_node"].to_numpy()
+        has = spec & (orig >= 0)
+        o = np.where(has, orig, 0).astype(int)
+        slower = has & (speed[node] <= speed[o])
+        s["speculative_on_slower_or_equal_node"] = float(slower.sum())
+        s["speculative_killed_on_slower_or_equal_node"] = float((slower & killed).sum())
+        s["speculative_on_same_node"] = float((has & (node == orig)).sum())
+        if "speed_at_start" in tasks:
+            slowed = spec & (tasks["speed_at_start"].to_numpy(float) < speed[node] * (1 - 1e-12))
+            s["speculative_on_slowed_node"] = float(slowed.sum())
+            s["speculative_killed_on_slowed_node"] = float((slowed & killed).sum())
+    return s
 
 
 def _job_metrics(jobs: pd.DataFrame, percentiles) -> pd.Series:

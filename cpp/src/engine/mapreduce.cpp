@@ -986,6 +986,11 @@ SimResult Sim::run() {
     r.counters["scheduler_calls"] = double(sched_calls_);
   }
   if (!faults_.empty()) {
+    TimeSeries& fs = r.series["faults"];
+    fs = TimeSeries::with_columns({"start", "node", "kind", "end", "factor"});  // kind 0 = slowdown, 1 = crash; crash end = restart
+    for (const Fault& f : faults_)
+      fs.add_row({f.start, double(f.node), double(f.kind), f.kind == Fault::Slowdown ? f.end : f.start + f.restart_after,
+                  f.kind == Fault::Slowdown ? f.factor : 0.0});
     r.counters["node_crashes"] = double(crashes_);
     r.counters["lost_map_outputs"] = double(lost_outputs_);
     r.counters["failed_attempts"] = double(failed_attempts_);
