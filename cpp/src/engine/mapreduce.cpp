@@ -400,6 +400,7 @@ bool Sim::reduces_allowed(int32_t job) const {
 }
 
 int32_t Sim::free_slots(int32_t node, int slot_type) const {
+  if (down_[node]) return 0;  // a down node offers nothing
   switch (sched_.slot_model()) {
     case SlotModel::Typed: return cap_[2 * node + slot_type] - used_[2 * node + slot_type];
     case SlotModel::Pooled: return cap_[2 * node] + cap_[2 * node + 1] - used_[2 * node] - used_[2 * node + 1];
