@@ -158,6 +158,8 @@ PYBIND11_MODULE(_core, m) {
              w->memory = column<double>(tasks, "memory");
              w->replica_begin = column<int64_t>(tasks, "replica_begin");
              w->replica_node = column<int32_t>(tasks, "replica_node");
+             w->eligible_begin = column<int64_t>(jobs, "eligible_begin");
+             w->eligible_node = column<int32_t>(jobs, "eligible_node");
              w->finalize();
              return w;
            }),
@@ -174,6 +176,8 @@ PYBIND11_MODULE(_core, m) {
         jobs["deadline"] = view(w.deadline, self);
         jobs["n_maps"] = view(w.n_maps, self);
         jobs["task_begin"] = view(w.task_begin, self);
+        jobs["eligible_begin"] = view(w.eligible_begin, self);
+        jobs["eligible_node"] = view(w.eligible_node, self);
         tasks["job"] = view(w.task_job, self);
         tasks["stage"] = view(w.task_stage, self);
         tasks["work"] = view(w.work, self);

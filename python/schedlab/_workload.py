@@ -14,6 +14,7 @@ JOB_COLUMNS = {
     "queue": "capacity-scheduler queue (any value; default one queue)",
     "weight": "fair-share weight (> 0; default 1)",
     "deadline": "absolute deadline in seconds (NaN = none)",
+    "eligible_nodes": "placement constraint: a list of node ids the job's tasks may run on (None = any node)",
 }
 #: Task columns understood by :meth:`Workload.from_frames`.
 TASK_COLUMNS = {
@@ -149,6 +150,8 @@ class Workload:
                     i = int(np.argmax(bad))
                     _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): '{col}' is invalid: {jobs[col].iloc[i]!r}")
                 jcols[col] = v
+        if "eligible_nodes" in jobs:
+            jcols["eligible_begin"], jcols["eligible_node"] = _eligible(jobs, source)
         native = _core.Workload(jcols, tcols)
         meta = jobs.drop(columns=[c for c in ("job_id", "submit_time", "weight", "deadline") if c in jobs])
         return cls(native, jobs["job_id"].to_numpy(), meta.reset_index(drop=True), user_labels, queue_labels, name)
@@ -275,4 +278,33 @@ def _replicas(tasks: pd.DataFrame, source):
         _fail(source, "replica node ids must be >= 0")
     begin = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=begin[1:])
+    return begin, flat.astype(np.int32)
+
+
+def _eligible(jobs: pd.DataFrame, source):
+    """The per-job eligible node lists as CSR arrays (begin offsets, node ids). ``None``/NaN
+    means any node; an empty list is rejected (the job could never run)."""
+    lists = jobs["eligible_nodes"].to_numpy()
+    lens = np.zeros(len(lists), dtype=np.int64)
+    parts = []
+    for i, x in enumerate(lists):
+        if x is None or (isinstance(x, float) and x != x):
+            continue
+        try:
+            arr = np.asarray(list(x), dtype=np.float64)
+        except (TypeError, ValueError):
+            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'eligible_nodes' must be a list of "
+                          f"node ids or None, got {x!r}")
+        if len(arr) == 0:
+            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'eligible_nodes' is empty; use None for "
+                          f"'any node'")
+        if not (np.isfinite(arr).all() and (arr >= 0).all() and (arr == np.floor(arr)).all()):
+            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'eligible_nodes' must hold node ids "
+                          f">= 0, got {x!r}")
+        arr = np.unique(arr.astype(np.int64))
+        lens[i] = len(arr)
+        parts.append(arr)
+    begin = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(lens, out=begin[1:])
+    flat = np.concatenate(parts) if parts else np.empty(0, np.int64)
     return begin, flat.astype(np.int32)

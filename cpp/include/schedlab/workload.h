@@ -35,12 +35,18 @@ struct Workload {
   // Input block replicas: task t's replica nodes are replica_node[replica_begin[t] .. replica_begin[t+1]).
   std::vector<int64_t> replica_begin;  // size n_tasks + 1 (may be empty = no locality info)
   std::vector<int32_t> replica_node;
+  // --- placement constraints (jobs) ---
+  // Job j may run only on nodes eligible_node[eligible_begin[j] .. eligible_begin[j+1]); an empty
+  // range, or an empty eligible_begin, means any node.
+  std::vector<int64_t> eligible_begin;  // size n_jobs + 1 (may be empty = unconstrained)
+  std::vector<int32_t> eligible_node;
 
   size_t n_jobs() const { return submit_time.size(); }
   size_t n_tasks() const { return task_job.size(); }
   int64_t n_reduces(size_t j) const { return task_begin[j + 1] - task_begin[j] - n_maps[j]; }
   bool has_deadline(size_t j) const { return !std::isnan(deadline[j]); }
   bool has_replicas() const { return !replica_begin.empty(); }
+  bool has_constraints() const { return !eligible_begin.empty(); }
 
   // Fills optional columns with defaults (estimate = work, weight 1, ...) and checks every
   // invariant; throws std::invalid_argument naming the field and the row.

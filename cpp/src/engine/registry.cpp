@@ -13,6 +13,10 @@ void register_hadoop_schedulers();
 void register_fresh_schedulers();
 void register_eas_schedulers();
 }  // namespace mr
+namespace share {
+void register_engine();
+void register_fair_sharing_schedulers();
+}  // namespace share
 
 namespace {
 std::vector<EngineInfo>& engine_list() { static std::vector<EngineInfo> v; return v; }
@@ -25,6 +29,8 @@ void ensure_registered() {
     mr::register_hadoop_schedulers();
     mr::register_fresh_schedulers();
     mr::register_eas_schedulers();
+    share::register_engine();
+    share::register_fair_sharing_schedulers();
   });
 }
 }  // namespace

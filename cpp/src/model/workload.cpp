@@ -99,6 +99,21 @@ void Workload::validate(size_t n_nodes) const {
         throw std::invalid_argument("workload field 'replicas': replica " + std::to_string(i) + " names node " +
                                     std::to_string(replica_node[i]) + ", which is not in the cluster");
   }
+  if (!eligible_begin.empty()) {
+    need("eligible_begin", eligible_begin.size(), nj + 1, "job plus one");
+    if (eligible_begin[0] != 0) throw std::invalid_argument("workload field 'eligible_begin' must start at 0");
+    for (size_t j = 0; j < nj; ++j)
+      if (eligible_begin[j + 1] < eligible_begin[j]) throw std::invalid_argument(job_field("eligible_nodes", j) + " has a negative count");
+    if (static_cast<size_t>(eligible_begin[nj]) != eligible_node.size())
+      throw std::invalid_argument("workload field 'eligible_node' does not match 'eligible_begin'");
+    for (size_t j = 0; j < nj; ++j)
+      for (int64_t k = eligible_begin[j]; k < eligible_begin[j + 1]; ++k)
+        if (eligible_node[k] < 0 || (n_nodes && static_cast<size_t>(eligible_node[k]) >= n_nodes))
+          throw std::invalid_argument(job_field("eligible_nodes", j) + " names node " + std::to_string(eligible_node[k]) +
+                                      ", which is not in the cluster");
+  } else if (!eligible_node.empty()) {
+    throw std::invalid_argument("workload field 'eligible_node' is given without 'eligible_begin'");
+  }
 }
 
 }  // namespace schedlab
