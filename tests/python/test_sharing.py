@@ -210,16 +210,20 @@ MEAN_COMPLETION_BOUND = 1.10  # Eunomia's mean completion delay at most 10 % abo
 
 def test_macro_mean_completion_not_lengthened_beyond_bound():
     """Macro-benchmark kind of workload [seed002 §7.6], reduced: Eunomia's mean job completion
-    delay (first 10 % of jobs dropped) stays within MEAN_COMPLETION_BOUND of TSF's and Choosy's."""
+    delay (first 10 % of jobs dropped) stays within MEAN_COMPLETION_BOUND of TSF's and Choosy's.
+    All three use the same placement rule, so only the share function differs (eunomia's default
+    'fastest' placement alone shortens completions when runtimes scale with performance)."""
     cluster, attrs = sh.macro_cluster(seed=0, nodes=30)
     wl = sh.macro_workload(cluster, attrs, seed=0, jobs=500, span=900.0, trace=None)
-    mean = {}
-    for s in ("eunomia", "tsf", "choosy"):
-        r = sl.simulate(cluster, wl, s, seed=0, performance=sh.MACRO_PERFORMANCE_OPTION, sample_interval=0)
-        assert r.jobs["finish_time"].notna().all()
-        mean[s] = sh.delays(r, warmup=0.1)["completion_delay"].mean()
-    assert mean["eunomia"] <= MEAN_COMPLETION_BOUND * mean["tsf"], mean
-    assert mean["eunomia"] <= MEAN_COMPLETION_BOUND * mean["choosy"], mean
+    for placement in ("first_fit", "fastest"):
+        mean = {}
+        for s in ("eunomia", "tsf", "choosy"):
+            cfg = sl.schedulers.get(s, placement=placement)
+            r = sl.simulate(cluster, wl, cfg, seed=0, performance=sh.MACRO_PERFORMANCE_OPTION, sample_interval=0)
+            assert r.jobs["finish_time"].notna().all()
+            mean[s] = sh.delays(r, warmup=0.1)["completion_delay"].mean()
+        assert mean["eunomia"] <= MEAN_COMPLETION_BOUND * mean["tsf"], (placement, mean)
+        assert mean["eunomia"] <= MEAN_COMPLETION_BOUND * mean["choosy"], (placement, mean)
 
 
 def test_micro1_timeline_shape():
