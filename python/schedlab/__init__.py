@@ -17,12 +17,13 @@ from ._workload import JOB_COLUMNS, TASK_COLUMNS, Workload
 from .pyscheduler import ANY, DONE, MAP, NODE_LOCAL, PENDING, RACK_LOCAL, REDUCE, RUNNING, Scheduler
 from . import schedulers, synthetic, datasets
 from . import faults, speculation
+from . import hybrid
 from .traces import read_trace
 
 __version__ = "0.1.0"
 
 __all__ = ["Cluster", "Workload", "Result", "simulate", "Scheduler", "MAP", "REDUCE", "PENDING", "RUNNING", "DONE",
-           "NODE_LOCAL", "RACK_LOCAL", "ANY", "read_trace", "schedulers", "synthetic", "datasets",
+           "NODE_LOCAL", "RACK_LOCAL", "ANY", "read_trace", "schedulers", "synthetic", "datasets", "hybrid",
            "faults", "speculation", "JOB_COLUMNS", "TASK_COLUMNS", "__version__"]
 
 

@@ -116,7 +116,10 @@ class Result:
             for k, v in raw.items():
                 if k not in ("start_time", "finish_time"):
                     name = "map_finish_time" if k == "map_finish" else k
-                    df[name] = np.asarray(v)
+                    v = np.asarray(v)
+                    if k == "class":  # worker engine: 0 = short job, 1 = long job
+                        v = pd.Categorical.from_codes(v.astype(np.int8), ["short", "long"])
+                    df[name] = v
             if np.isfinite(df["deadline"]).any():
                 df["late"] = df["finish_time"] > df["deadline"]
             self._jobs = df

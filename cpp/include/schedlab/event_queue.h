@@ -21,6 +21,13 @@ class EventQueue {
     heap_.push_back(Event{time, next_seq_++, kind, a, b});
     sift_up(heap_.size() - 1);
   }
+  // Like push(), but among events at the same time a lower `order` fires first (then creation
+  // order). Lets an engine fix the relative order of its event classes at equal times; an
+  // engine should use either this or push() for all its events.
+  void push_ordered(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
+    heap_.push_back(Event{time, (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b});
+    sift_up(heap_.size() - 1);
+  }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   const Event& top() const { return heap_.front(); }
@@ -33,7 +40,7 @@ class EventQueue {
   }
   void reserve(size_t n) { heap_.reserve(n); }
   void clear() { heap_.clear(); next_seq_ = 0; }
-  uint64_t pushed() const { return next_seq_; }
+  uint64_t pushed() const { return next_seq_; }  // events pushed so far
 
  private:
   static bool before(const Event& x, const Event& y) {

@@ -17,6 +17,10 @@ namespace share {
 void register_engine();
 void register_fair_sharing_schedulers();
 }  // namespace share
+namespace worker {
+void register_engine();
+void register_hybrid_schedulers();
+}  // namespace worker
 
 namespace {
 std::vector<EngineInfo>& engine_list() { static std::vector<EngineInfo> v; return v; }
@@ -31,6 +35,8 @@ void ensure_registered() {
     mr::register_eas_schedulers();
     share::register_engine();
     share::register_fair_sharing_schedulers();
+    worker::register_engine();
+    worker::register_hybrid_schedulers();
   });
 }
 }  // namespace

@@ -1,0 +1,248 @@
+// The worker-queue simulator for distributed and hybrid schedulers (Sparrow, Hawk, Eagle and
+// the schemes built on them), following the public Hawk/Eagle simulator's semantics
+// [seed002-eagle-simulator.md; seed002.md §1-2]:
+//
+//  * Each slot of a node is an independent 1-slot worker with its own probe queue (the
+//    simulator's stated equivalence for multi-slot nodes). Worker w belongs to node
+//    worker_node(w); workers [0, first_general()) form the short-only partition, the rest the
+//    general partition (the simulator's "big" partition is the top of the id range).
+//  * Schedulers send probes (reservations) to workers; a probe arrives after the one-way
+//    network delay. A free worker takes a probe from its queue (the order is the scheduler's:
+//    FIFO, SRPT with a starvation cap, sticky probes...) and asks the probe's job for a task
+//    (late binding). The request and its reply take a round trip: the task starts executing
+//    2 x delay after the worker took the probe, and a request that finds every task of the
+//    job launched frees the worker after the round trip (a no-op reply).
+//  * Task durations are the workload's `work`, truncated to whole seconds by default (the
+//    simulator's int(float(x))); a job's estimated task duration is the truncated mean of its
+//    tasks' estimates; a job is long iff that mean exceeds the cutoff (strict >).
+//  * Events at the same time fire in the simulator's class order: task ends, job arrivals,
+//    no-op replies, timers, probe deliveries, remaining-time updates; within a class, in
+//    creation order.
+//
+// A scheduler (worker::Scheduler) reacts to job arrivals, probe deliveries, probe selection,
+// task requests, task ends, idleness and timers, and acts through worker::Sim.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedlab/cluster.h"
+#include "schedlab/event_queue.h"
+#include "schedlab/params.h"
+#include "schedlab/random.h"
+#include "schedlab/registry.h"
+#include "schedlab/results.h"
+#include "schedlab/workload.h"
+
+namespace schedlab::worker {
+
+enum class Estimation : uint8_t { Mean, Constant, Random };
+
+struct Options {
+  double network_delay = 0.0005;   // one-way, seconds
+  double cutoff = 90.5811;         // long iff estimated mean task duration > cutoff
+  double short_partition = 0.02;   // fraction of workers reserved for short jobs
+  bool truncate = true;            // int(x) on task durations and job mean estimates
+  Estimation estimation = Estimation::Mean;
+  double estimate_error = 0;       // relative error of Constant / Random estimation
+  double window = 60;              // seconds per window of the 'windows' series (0 = off)
+  double time_limit = std::numeric_limits<double>::infinity();
+
+  static const std::vector<ParamSpec>& specs();
+  static Options from(const Params& p);
+};
+
+enum TaskState : uint8_t { kTaskUnlaunched = 0, kTaskRunning = 1, kTaskSuspended = 2, kTaskDone = 3 };
+enum ProbeFlags : uint8_t { kProbeLong = 1, kProbeSticky = 2, kProbeStolen = 4 };
+
+// One probe in a worker's queue (a node of a doubly linked list in a shared pool).
+struct Probe {
+  int32_t job;
+  int32_t next;
+  int32_t prev;
+  uint8_t flags;
+  double acc;  // accumulated delay from probes that bypassed it (Eagle's starvation cap)
+};
+
+struct WorkerState {
+  int32_t head = -1, tail = -1;
+  int32_t qlen = 0;
+  int32_t qlong = 0;            // long probes queued
+  int64_t attempt = -1;         // attempt running (or being set up) on the slot, -1 if none
+  double busy_since = 0;        // when the slot was taken
+  double long_start = 0;        // when the slot was taken for the current long probe
+  int32_t long_job = -1;        // job of that long probe
+  uint8_t busy = 0;             // slot taken (request in flight, task running, suspending, resuming)
+  uint8_t exec_long = 0;        // the slot was taken for a long probe ("executing_big")
+  uint8_t resume_due = 0;       // the suspension timer of the suspended task expired
+  int32_t suspended_task = -1;  // a long task suspended on this worker
+  double suspended_remaining = 0;
+  double resume_delay = 0;
+  uint64_t suspend_gen = 0;
+};
+
+// Window statistics handed to the scheduler at the end of each window.
+struct WindowStats {
+  double start, end;
+  double short_wait_mean;  // mean waiting time (start - submit) of short tasks started in the window; NaN if none
+  int64_t short_tasks;
+  double util, util_short, util_general;  // time-averaged busy fraction of the slots
+};
+
+class Sim;
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual void init(Sim&) {}
+  virtual void on_job_arrival(Sim&, int32_t job) = 0;
+  // A probe has just been appended to worker w's queue (before the worker may serve it).
+  virtual void on_probe_arrival(Sim&, int32_t /*w*/, int32_t /*probe*/) {}
+  // The probe worker w serves next, or -1. May drop stale probes with Sim::drop_probe.
+  // With short_only, long probes must be skipped (a long task is suspended on w).
+  virtual int32_t pick_probe(Sim& sim, int32_t w, bool short_only);
+  // The task a request for `job` from worker w gets, or -1 for a no-op reply. *clone is set to
+  // true when the task handed out is a second copy of a running task.
+  virtual int32_t choose_task(Sim& sim, int32_t w, int32_t job, bool* clone);
+  // Whether the probe stays queued after its request got a task (sticky probing).
+  virtual bool keep_probe(Sim&, int32_t /*w*/, int32_t /*probe*/) { return false; }
+  // Multiplier of a launched copy's duration (e.g. a speedup from migrated input).
+  virtual double duration_factor(Sim&, int32_t /*w*/, int32_t /*task*/) { return 1.0; }
+  virtual void on_launch(Sim&, int32_t /*w*/, int64_t /*attempt*/) {}
+  virtual void on_task_end(Sim&, int32_t /*w*/, int64_t /*attempt*/, bool /*first_copy*/) {}
+  // Worker w's slot has just been freed (task end or no-op reply) and its queue is empty.
+  virtual void on_idle(Sim&, int32_t /*w*/) {}
+  virtual void on_window(Sim&, const WindowStats&) {}
+  virtual void on_timer(Sim&, uint32_t /*a*/, uint64_t /*tag*/) {}
+  virtual void finish(Sim&, SimResult&) {}
+  // Whether remaining-time updates (Eagle's SRPT bookkeeping) are needed.
+  virtual bool tracks_remaining() const { return false; }
+};
+
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const Params&)>;
+void register_scheduler(SchedulerInfo info, SchedulerFactory factory);
+
+class Sim {
+ public:
+  Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options, uint64_t seed);
+  SimResult run();
+
+  // ---- reading state ----
+  double now() const { return now_; }
+  const Options& options() const { return opt_; }
+  const Workload& workload() const { return wl_; }
+  double delay() const { return opt_.network_delay; }
+  int32_t n_workers() const { return static_cast<int32_t>(workers_.size()); }
+  int32_t first_general() const { return first_general_; }  // workers [0, first_general) are short-only
+  int32_t worker_node(int32_t w) const { return worker_node_[w]; }
+  const WorkerState& worker(int32_t w) const { return workers_[w]; }
+  bool has_long_work(int32_t w) const {
+    const WorkerState& s = workers_[w];
+    return s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
+  }
+  bool is_long(int32_t job) const { return job_long_[job] != 0; }
+  double est(int32_t job) const { return job_est_[job]; }  // estimated duration of each task of the job
+  double duration(int32_t task) const { return dur_[task]; }  // actual (truncated) duration
+  int64_t task_begin(int32_t job) const { return wl_.task_begin[job]; }
+  int32_t n_tasks(int32_t job) const { return static_cast<int32_t>(wl_.task_begin[job + 1] - wl_.task_begin[job]); }
+  int32_t unlaunched(int32_t job) const { return n_tasks(job) - job_launched_[job]; }
+  double remaining(int32_t job) const { return job_remaining_[job]; }  // SRPT: -1 once nothing is left
+  double submit(int32_t job) const { return submit_[job]; }
+  TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
+  int32_t task_copies(int32_t t) const { return task_copies_[t]; }  // copies ever launched (clones)
+  int32_t suspensions(int32_t t) const { return task_susp_[t]; }
+  const Probe& probe(int32_t p) const { return pool_[p]; }
+  Probe& probe_mut(int32_t p) { return pool_[p]; }
+  int32_t att_task(int64_t a) const { return res_.att_task[a]; }
+  double att_start(int64_t a) const { return res_.att_start[a]; }
+  double att_finish(int64_t a) const { return res_.att_finish[a]; }
+  Random& rng() { return rng_; }
+  uint64_t events_processed() const { return events_; }
+
+  // ---- acting ----
+  // Sends one probe of `job` to each of targets[0..n) (repeats allowed), arriving after `delay`.
+  void send_probes(int32_t job, const int32_t* targets, size_t n, double delay);
+  // The next unlaunched task of `job` in trace order, or -1 (the default task choice).
+  int32_t next_task(int32_t job) const;
+  // Removes a probe from worker w's queue and frees it.
+  void drop_probe(int32_t w, int32_t p);
+  // Moves a probe from worker `from`'s queue to the tail of worker `to`'s queue.
+  void move_probe(int32_t from, int32_t to, int32_t p);
+  // Serves worker w's queue if its slot is free (after a scheduler added probes to it).
+  void kick(int32_t w) { serve(w); }
+  // Suspends the long task running on w (it must have started executing): the slot stays busy
+  // for `suspend_delay`, then serves short probes only; the task resumes with its remaining work
+  // plus `resume_delay` once `timeout` has passed and the running short task ends, or as soon
+  // as w has no short probe left. Returns false (doing nothing) if w runs no long task.
+  bool suspend(int32_t w, double suspend_delay, double timeout, double resume_delay);
+  void set_timer(double at, uint32_t a, uint64_t tag);
+  void add_counter(const std::string& name, double v) { counters_[name] += v; }
+  TimeSeries& series(const std::string& name, const std::vector<std::string>& columns);
+  std::vector<double>& att_extra(const std::string& name);  // per-attempt extra column (NaN-filled)
+
+ private:
+  enum EventKind : uint32_t { kTaskEnd, kArrival, kNoop, kTimer, kWindow, kSuspendDone, kResumeDue, kProbeBatch, kUpdate };
+  struct Delivery {
+    int32_t job;
+    std::vector<int32_t> targets;
+  };
+  void serve(int32_t w);
+  void launch(int32_t w, int32_t p, int32_t task, bool clone);
+  void resume(int32_t w);
+  void free_slot(int32_t w);
+  void task_end(int32_t w, int64_t a);
+  void deliver(int32_t d);
+  void set_busy(int32_t w, bool busy);
+  void close_window();
+  int32_t alloc_probe(int32_t job, uint8_t flags);
+  void append(int32_t w, int32_t p);
+  void unlink(int32_t w, int32_t p);
+  int64_t new_attempt(int32_t task, int32_t w, double start, double finish, bool clone);
+
+  const Cluster& cluster_;
+  const Workload& wl_;
+  Scheduler& sched_;
+  Options opt_;
+  EventQueue q_;
+  Random rng_;
+  double now_ = 0;
+  uint64_t events_ = 0;
+
+  int32_t first_general_ = 0;
+  std::vector<int32_t> worker_node_, worker_slot_;
+  std::vector<WorkerState> workers_;
+  std::vector<Probe> pool_;
+  std::vector<int32_t> free_probes_;
+  std::vector<Delivery> deliveries_;
+  std::vector<int32_t> free_deliveries_;
+
+  // jobs
+  std::vector<double> submit_, job_est_, job_remaining_;
+  std::vector<uint8_t> job_long_;
+  std::vector<int32_t> job_launched_, job_done_;
+  mutable std::vector<int64_t> job_cursor_;
+  // tasks
+  std::vector<double> dur_;
+  std::vector<uint8_t> task_state_;
+  std::vector<uint8_t> task_copies_, task_susp_;
+  std::vector<int64_t> task_first_attempt_;
+  int64_t unfinished_ = 0;
+
+  // windows and utilization
+  double win_start_ = 0, busy_mark_ = 0;
+  int64_t busy_short_ = 0, busy_general_ = 0;
+  double busy_int_short_ = 0, busy_int_general_ = 0;
+  double win_wait_sum_ = 0;
+  int64_t win_wait_n_ = 0;
+
+  SimResult res_;
+  std::map<std::string, double> counters_;
+  std::map<std::string, TimeSeries> series_;
+  uint64_t noops_ = 0, launches_ = 0, clones_ = 0;
+};
+
+}  // namespace schedlab::worker

@@ -1,0 +1,533 @@
+// The worker-queue simulator (see schedlab/worker.h) [seed002-eagle-simulator.md "Time,
+// network delay and the slot model", "Event ordering"; seed002.md §1.2-1.4].
+//
+// Timing of one probe served at time t by a free worker (delay = one-way network delay d):
+//   task handed out:  executes from t + 2d to dur + (t + 2d)   (the simulator's float order)
+//   no task left:     the slot is busy until t + 2d (no-op reply), then serves its next probe
+// Same-time events fire in the simulator's class order (task end, job arrival, no-op reply,
+// timers, probe delivery, remaining-time update), then in creation order. The simulator breaks
+// same-class ties by object address, which cannot be reproduced; creation order is used.
+#include "schedlab/worker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace schedlab::worker {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Same-time order of event classes (lower fires first).
+enum Rank : uint32_t { kRankTaskEnd = 0, kRankArrival = 1, kRankNoop = 2, kRankTimer = 3, kRankProbe = 4, kRankUpdate = 5 };
+
+std::unordered_map<std::string, SchedulerFactory>& factories() {
+  static std::unordered_map<std::string, SchedulerFactory> f;
+  return f;
+}
+}  // namespace
+
+const std::vector<ParamSpec>& Options::specs() {
+  static const std::vector<ParamSpec> s = {
+      ParamSpec::number("network_delay", 0.0005, 0, 1e3,
+                        "one-way network delay in seconds on probes, task requests and replies (Eagle simulator: 0.5 ms)"),
+      ParamSpec::number("cutoff", 90.5811, 0, INFINITY,
+                        "a job is long iff its estimated mean task duration exceeds this (seconds); see schedlab.hybrid.preset()"),
+      ParamSpec::number("short_partition", 0.02, 0, 0.999,
+                        "fraction of workers (the lowest ids) reserved for short jobs; the rest is the general partition"),
+      ParamSpec::boolean("truncate", true,
+                         "truncate task durations and each job's mean estimate to whole seconds (the Eagle simulator's int(float(x)))"),
+      ParamSpec::choice("estimation", "mean", {"mean", "constant", "random"},
+                        "runtime estimate of every task of a job: 'mean' = the job's mean task duration (the simulator's MEAN); "
+                        "'constant' = mean x (1 + estimate_error); 'random' = mean x U(1 - e, 1 + e) drawn per job"),
+      ParamSpec::number("estimate_error", 0, -0.99, 100, "relative estimate error for estimation='constant' or 'random'"),
+      ParamSpec::number("window", 60, 0, 1e9,
+                        "seconds per window of the 'windows' series (short-task waiting time, utilization) and of window-driven "
+                        "controllers such as Dice; 0 = no windows"),
+      ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+  };
+  return s;
+}
+
+Options Options::from(const Params& p) {
+  Options o;
+  o.network_delay = p.number("network_delay");
+  o.cutoff = p.number("cutoff");
+  o.short_partition = p.number("short_partition");
+  o.truncate = p.boolean("truncate");
+  const std::string& e = p.choice("estimation");
+  o.estimation = e == "constant" ? Estimation::Constant : e == "random" ? Estimation::Random : Estimation::Mean;
+  o.estimate_error = p.number("estimate_error");
+  o.window = p.number("window");
+  o.time_limit = p.number("time_limit");
+  return o;
+}
+
+void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
+  info.engine = "worker";
+  factories()[info.name] = std::move(factory);
+  schedlab::register_scheduler(std::move(info));
+}
+
+void register_engine() {
+  EngineInfo e;
+  e.name = "worker";
+  e.summary = "worker probe-queue simulator for distributed and hybrid schedulers (Hawk/Eagle simulator semantics)";
+  e.options = Options::specs();
+  e.run = [](const RunRequest& r) {
+    const SchedulerInfo& info = find_scheduler(r.scheduler);
+    Params sp(info.name, info.params, r.scheduler_params);
+    Params op("simulate options (worker engine)", Options::specs(), r.options);
+    auto sched = factories().at(info.name)(sp);
+    Sim sim(*r.cluster, *r.workload, *sched, Options::from(op), r.seed);
+    return sim.run();
+  };
+  schedlab::register_engine(std::move(e));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Default scheduler behaviour: FIFO queues, tasks in trace order.
+
+int32_t Scheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
+  int32_t p = sim.worker(w).head;
+  if (short_only)
+    while (p >= 0 && (sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
+  return p;
+}
+
+int32_t Scheduler::choose_task(Sim& sim, int32_t, int32_t job, bool* clone) {
+  *clone = false;
+  return sim.next_task(job);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options, uint64_t seed)
+    : cluster_(cluster), wl_(workload), sched_(scheduler), opt_(options), rng_(seed, 2) {
+  for (size_t i = 0; i < cluster_.size(); ++i)
+    for (int32_t s = 0; s < cluster_.slots[i]; ++s) {
+      worker_node_.push_back(static_cast<int32_t>(i));
+      worker_slot_.push_back(s);
+    }
+  const int32_t W = static_cast<int32_t>(worker_node_.size());
+  if (W == 0) throw std::invalid_argument("cluster: the worker engine needs at least one slot ('slots' per node), got none");
+  for (size_t t = 0; t < wl_.n_tasks(); ++t)
+    if (wl_.task_stage[t] != kMap)
+      throw std::invalid_argument("workload: the worker engine runs single-stage jobs, but task " + std::to_string(t) +
+                                  " is a reduce task");
+  const int32_t n_general = static_cast<int32_t>(std::floor(W * (1.0 - opt_.short_partition) + 1e-9));
+  first_general_ = W - std::max(n_general, 0);
+  workers_.assign(W, WorkerState{});
+
+  const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
+  submit_ = wl_.submit_time;
+  job_est_.resize(nj);
+  job_long_.resize(nj);
+  job_remaining_.resize(nj);
+  job_launched_.assign(nj, 0);
+  job_done_.assign(nj, 0);
+  job_cursor_.resize(nj);
+  dur_.resize(nt);
+  for (size_t t = 0; t < nt; ++t) dur_[t] = opt_.truncate ? std::trunc(wl_.work[t]) : wl_.work[t];
+  Random est_rng(seed, 3);
+  for (size_t j = 0; j < nj; ++j) {
+    const int64_t b = wl_.task_begin[j], e = wl_.task_begin[j + 1];
+    double sum = 0;
+    for (int64_t t = b; t < e; ++t) sum += wl_.estimate[t];
+    double mean = sum / double(e - b);
+    if (opt_.truncate) mean = std::trunc(mean);
+    job_long_[j] = mean > opt_.cutoff ? 1 : 0;
+    double est = mean;
+    if (opt_.estimation == Estimation::Constant) est = mean * (1.0 + opt_.estimate_error);
+    else if (opt_.estimation == Estimation::Random) est = mean * est_rng.uniform(1.0 - opt_.estimate_error, 1.0 + opt_.estimate_error);
+    job_est_[j] = std::max(est, 0.0);
+    job_remaining_[j] = job_est_[j] * double(e - b);
+    job_cursor_[j] = b;
+  }
+  task_state_.assign(nt, kTaskUnlaunched);
+  task_copies_.assign(nt, 0);
+  task_susp_.assign(nt, 0);
+  unfinished_ = static_cast<int64_t>(nj);
+  res_.job_start.assign(nj, kNaN);
+  res_.job_finish.assign(nj, kNaN);
+  const size_t reserve = nt + nt / 16 + 16;
+  res_.att_task.reserve(reserve);
+  res_.att_node.reserve(reserve);
+  res_.att_start.reserve(reserve);
+  res_.att_finish.reserve(reserve);
+  res_.att_status.reserve(reserve);
+  res_.att_locality.reserve(reserve);
+  res_.att_slot.reserve(reserve);
+  res_.att_speculative.reserve(reserve);
+  pool_.reserve(1 << 16);
+}
+
+int32_t Sim::alloc_probe(int32_t job, uint8_t flags) {
+  int32_t p;
+  if (!free_probes_.empty()) {
+    p = free_probes_.back();
+    free_probes_.pop_back();
+  } else {
+    p = static_cast<int32_t>(pool_.size());
+    pool_.push_back(Probe{});
+  }
+  pool_[p] = Probe{job, -1, -1, flags, 0.0};
+  return p;
+}
+
+void Sim::append(int32_t w, int32_t p) {
+  WorkerState& s = workers_[w];
+  Probe& pr = pool_[p];
+  pr.next = -1;
+  pr.prev = s.tail;
+  if (s.tail >= 0) pool_[s.tail].next = p; else s.head = p;
+  s.tail = p;
+  s.qlen++;
+  if (pr.flags & kProbeLong) s.qlong++;
+}
+
+void Sim::unlink(int32_t w, int32_t p) {
+  WorkerState& s = workers_[w];
+  Probe& pr = pool_[p];
+  if (pr.prev >= 0) pool_[pr.prev].next = pr.next; else s.head = pr.next;
+  if (pr.next >= 0) pool_[pr.next].prev = pr.prev; else s.tail = pr.prev;
+  pr.next = pr.prev = -1;
+  s.qlen--;
+  if (pr.flags & kProbeLong) s.qlong--;
+}
+
+void Sim::drop_probe(int32_t w, int32_t p) {
+  unlink(w, p);
+  free_probes_.push_back(p);
+}
+
+void Sim::move_probe(int32_t from, int32_t to, int32_t p) {
+  unlink(from, p);
+  pool_[p].flags |= kProbeStolen;
+  append(to, p);
+}
+
+void Sim::send_probes(int32_t job, const int32_t* targets, size_t n, double delay) {
+  if (n == 0) return;
+  int32_t d;
+  if (!free_deliveries_.empty()) {
+    d = free_deliveries_.back();
+    free_deliveries_.pop_back();
+  } else {
+    d = static_cast<int32_t>(deliveries_.size());
+    deliveries_.emplace_back();
+  }
+  deliveries_[d].job = job;
+  deliveries_[d].targets.assign(targets, targets + n);
+  counters_["probes"] += double(n);
+  q_.push_ordered(now_ + delay, kRankProbe, kProbeBatch, static_cast<uint32_t>(d));
+}
+
+void Sim::deliver(int32_t d) {
+  const int32_t job = deliveries_[d].job;
+  const uint8_t flags = job_long_[job] ? kProbeLong : 0;
+  // targets are read by index: serving may trigger sends that grow deliveries_
+  const size_t n = deliveries_[d].targets.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t w = deliveries_[d].targets[i];
+    const int32_t p = alloc_probe(job, flags);
+    append(w, p);
+    sched_.on_probe_arrival(*this, w, p);
+    serve(w);
+  }
+  free_deliveries_.push_back(d);
+}
+
+int32_t Sim::next_task(int32_t job) const {
+  int64_t& c = job_cursor_[job];
+  const int64_t e = wl_.task_begin[job + 1];
+  while (c < e && task_state_[c] != kTaskUnlaunched) ++c;
+  return c < e ? static_cast<int32_t>(c) : -1;
+}
+
+void Sim::set_busy(int32_t w, bool busy) {
+  WorkerState& s = workers_[w];
+  if (s.busy == busy) return;
+  const double dt = now_ - busy_mark_;
+  busy_int_short_ += dt * double(busy_short_);
+  busy_int_general_ += dt * double(busy_general_);
+  busy_mark_ = now_;
+  const int64_t delta = busy ? 1 : -1;
+  if (w < first_general_) busy_short_ += delta; else busy_general_ += delta;
+  s.busy = busy ? 1 : 0;
+  if (busy) s.busy_since = now_;
+}
+
+int64_t Sim::new_attempt(int32_t task, int32_t w, double start, double finish, bool clone) {
+  const int64_t a = static_cast<int64_t>(res_.att_task.size());
+  res_.att_task.push_back(task);
+  res_.att_node.push_back(worker_node_[w]);
+  res_.att_start.push_back(start);
+  res_.att_finish.push_back(finish);
+  res_.att_status.push_back(kRunning);
+  res_.att_locality.push_back(kNoLocality);
+  res_.att_slot.push_back(worker_slot_[w]);
+  res_.att_speculative.push_back(clone ? 1 : 0);
+  return a;
+}
+
+void Sim::serve(int32_t w) {
+  WorkerState& s = workers_[w];
+  if (s.busy) return;
+  const bool short_only = s.suspended_task >= 0;
+  if (short_only && s.resume_due) { resume(w); return; }
+  const int32_t p = s.qlen ? sched_.pick_probe(*this, w, short_only) : -1;
+  if (p < 0) {
+    if (short_only) resume(w);  // no short probe left: the suspended task resumes at once
+    return;
+  }
+  const int32_t job = pool_[p].job;
+  set_busy(w, true);
+  s.exec_long = job_long_[job];
+  if (s.exec_long) {
+    s.long_start = now_;
+    s.long_job = job;
+  }
+  bool clone = false;
+  const int32_t task = sched_.choose_task(*this, w, job, &clone);
+  if (task < 0) {
+    // no-op reply: the probe is discarded, the slot frees after the round trip
+    drop_probe(w, p);
+    ++noops_;
+    q_.push_ordered(now_ + 2.0 * opt_.network_delay, kRankNoop, kNoop, static_cast<uint32_t>(w));
+    return;
+  }
+  launch(w, p, task, clone);
+}
+
+void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
+  WorkerState& s = workers_[w];
+  const int32_t job = wl_.task_job[task];
+  const double t0 = now_ + 2.0 * opt_.network_delay;
+  double d = dur_[task];
+  const double f = sched_.duration_factor(*this, w, task);
+  if (f != 1.0) d *= f;
+  const int64_t a = new_attempt(task, w, t0, d + t0, clone);
+  s.attempt = a;
+  ++launches_;
+  if (task_copies_[task] < 255) task_copies_[task]++;
+  if (clone) {
+    ++clones_;
+  } else {
+    if (task_state_[task] != kTaskUnlaunched) throw std::logic_error("launch: task " + std::to_string(task) + " launched twice");
+    task_state_[task] = kTaskRunning;
+    job_launched_[job]++;
+    if (std::isnan(res_.job_start[job])) res_.job_start[job] = t0;
+    if (!job_long_[job]) {
+      win_wait_sum_ += t0 - submit_[job];
+      ++win_wait_n_;
+    }
+  }
+  if (!(p >= 0 && sched_.keep_probe(*this, w, p))) {
+    if (p >= 0) drop_probe(w, p);
+  } else {
+    pool_[p].flags |= kProbeSticky;
+  }
+  q_.push_ordered(d + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
+  if (!clone && sched_.tracks_remaining())
+    q_.push_ordered(t0, kRankUpdate, kUpdate, static_cast<uint32_t>(job));
+  sched_.on_launch(*this, w, a);
+}
+
+bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume_delay) {
+  WorkerState& s = workers_[w];
+  if (s.attempt < 0 || !s.exec_long || s.suspended_task >= 0) return false;
+  const int64_t a = s.attempt;
+  if (res_.att_status[a] != kRunning || res_.att_start[a] > now_) return false;
+  const int32_t task = res_.att_task[a];
+  if (task_state_[task] != kTaskRunning || res_.att_speculative[a]) return false;
+  s.suspended_remaining = res_.att_finish[a] - now_;
+  res_.att_finish[a] = now_;
+  res_.att_status[a] = kKilled;
+  att_extra("suspended")[a] = 1.0;
+  task_state_[task] = kTaskSuspended;
+  if (task_susp_[task] < 255) task_susp_[task]++;
+  s.attempt = -1;
+  s.suspended_task = task;
+  s.resume_due = 0;
+  s.resume_delay = resume_delay;
+  ++s.suspend_gen;
+  // the slot stays busy while the task's state is saved
+  q_.push_ordered(now_ + suspend_delay, kRankTimer, kSuspendDone, static_cast<uint32_t>(w), s.suspend_gen);
+  q_.push_ordered(now_ + suspend_delay + timeout, kRankTimer, kResumeDue, static_cast<uint32_t>(w), s.suspend_gen);
+  counters_["suspensions"] += 1;
+  return true;
+}
+
+void Sim::resume(int32_t w) {
+  WorkerState& s = workers_[w];
+  const int32_t task = s.suspended_task;
+  const int32_t job = wl_.task_job[task];
+  set_busy(w, true);
+  s.exec_long = 1;
+  s.long_start = now_;
+  s.long_job = job;
+  const double t0 = now_ + s.resume_delay;
+  const int64_t a = new_attempt(task, w, t0, s.suspended_remaining + t0, false);
+  att_extra("resumed")[a] = 1.0;
+  s.attempt = a;
+  s.suspended_task = -1;
+  s.resume_due = 0;
+  ++s.suspend_gen;
+  task_state_[task] = kTaskRunning;
+  counters_["resumptions"] += 1;
+  q_.push_ordered(s.suspended_remaining + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
+}
+
+void Sim::free_slot(int32_t w) {
+  WorkerState& s = workers_[w];
+  set_busy(w, false);
+  s.exec_long = 0;
+  s.long_job = -1;
+  serve(w);
+  if (!s.busy && s.qlen == 0 && s.suspended_task < 0) sched_.on_idle(*this, w);
+}
+
+void Sim::task_end(int32_t w, int64_t a) {
+  if (res_.att_status[a] != kRunning || res_.att_finish[a] != now_) return;  // suspended meanwhile
+  const int32_t task = res_.att_task[a];
+  const int32_t job = wl_.task_job[task];
+  const bool first = task_state_[task] != kTaskDone;
+  res_.att_status[a] = first ? kSucceeded : kKilled;
+  if (first) {
+    task_state_[task] = kTaskDone;
+    if (++job_done_[job] == n_tasks(job)) {
+      res_.job_finish[job] = now_;
+      --unfinished_;
+    }
+  } else {
+    att_extra("redundant")[a] = 1.0;
+  }
+  workers_[w].attempt = -1;
+  sched_.on_task_end(*this, w, a, first);
+  free_slot(w);
+}
+
+void Sim::set_timer(double at, uint32_t a, uint64_t tag) { q_.push_ordered(std::max(at, now_), kRankTimer, kTimer, a, tag); }
+
+TimeSeries& Sim::series(const std::string& name, const std::vector<std::string>& columns) {
+  auto it = series_.find(name);
+  if (it == series_.end()) it = series_.emplace(name, TimeSeries::with_columns(columns)).first;
+  return it->second;
+}
+
+std::vector<double>& Sim::att_extra(const std::string& name) {
+  auto& v = res_.att_extra[name];
+  if (v.size() < res_.att_task.size()) v.resize(res_.att_task.size(), kNaN);
+  return v;
+}
+
+void Sim::close_window() {
+  const double dt = now_ - busy_mark_;
+  busy_int_short_ += dt * double(busy_short_);
+  busy_int_general_ += dt * double(busy_general_);
+  busy_mark_ = now_;
+  WindowStats ws;
+  ws.start = win_start_;
+  ws.end = now_;
+  ws.short_tasks = win_wait_n_;
+  ws.short_wait_mean = win_wait_n_ ? win_wait_sum_ / double(win_wait_n_) : kNaN;
+  const double span = now_ - win_start_;
+  const double ns = first_general_, ng = n_workers() - first_general_;
+  ws.util = span > 0 ? (busy_int_short_ + busy_int_general_) / (span * (ns + ng)) : kNaN;
+  ws.util_short = span > 0 && ns > 0 ? busy_int_short_ / (span * ns) : kNaN;
+  ws.util_general = span > 0 && ng > 0 ? busy_int_general_ / (span * ng) : kNaN;
+  series("windows", {"time", "short_wait_mean", "short_tasks_started", "utilization", "utilization_short",
+                     "utilization_general"})
+      .add_row({ws.end, ws.short_wait_mean, double(ws.short_tasks), ws.util, ws.util_short, ws.util_general});
+  sched_.on_window(*this, ws);
+  win_start_ = now_;
+  win_wait_sum_ = 0;
+  win_wait_n_ = 0;
+  busy_int_short_ = busy_int_general_ = 0;
+}
+
+SimResult Sim::run() {
+  sched_.init(*this);
+  const size_t nj = wl_.n_jobs();
+  size_t next_job = 0;
+  if (nj > 0) {
+    q_.push_ordered(submit_[0], kRankArrival, kArrival);
+    if (opt_.window > 0) {
+      win_start_ = std::floor(submit_[0] / opt_.window) * opt_.window;
+      busy_mark_ = win_start_;
+      q_.push_ordered(win_start_ + opt_.window, kRankTimer, kWindow);
+    }
+  }
+  while (!q_.empty() && unfinished_ > 0) {
+    const Event e = q_.pop();
+    if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
+    now_ = e.time;
+    ++events_;
+    switch (e.kind) {
+      case kArrival: {
+        const int32_t j = static_cast<int32_t>(next_job++);
+        if (next_job < nj) q_.push_ordered(submit_[next_job], kRankArrival, kArrival);
+        sched_.on_job_arrival(*this, j);
+        break;
+      }
+      case kProbeBatch: deliver(static_cast<int32_t>(e.a)); break;
+      case kTaskEnd: task_end(static_cast<int32_t>(e.a), static_cast<int64_t>(e.b)); break;
+      case kNoop: free_slot(static_cast<int32_t>(e.a)); break;
+      case kUpdate: {
+        const int32_t j = static_cast<int32_t>(e.a);
+        if (unlaunched(j) == 0) job_remaining_[j] = -1;
+        else job_remaining_[j] -= job_est_[j];
+        break;
+      }
+      case kTimer: sched_.on_timer(*this, e.a, e.b); break;
+      case kWindow:
+        close_window();
+        q_.push_ordered(now_ + opt_.window, kRankTimer, kWindow);
+        break;
+      case kSuspendDone: {
+        const int32_t w = static_cast<int32_t>(e.a);
+        if (workers_[w].suspend_gen != e.b) break;
+        free_slot(w);
+        break;
+      }
+      case kResumeDue: {
+        const int32_t w = static_cast<int32_t>(e.a);
+        WorkerState& s = workers_[w];
+        if (s.suspend_gen != e.b || s.suspended_task < 0) break;
+        s.resume_due = 1;
+        if (!s.busy) resume(w);
+        break;
+      }
+    }
+  }
+
+  SimResult r = std::move(res_);
+  auto& cls = r.job_extra["class"];
+  auto& est = r.job_extra["est_task_duration"];
+  cls.resize(nj);
+  est.resize(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    cls[j] = job_long_[j];
+    est[j] = job_est_[j];
+  }
+  const size_t na = r.att_task.size();
+  for (auto& [k, v] : r.att_extra) v.resize(na, kNaN);
+  // attempts still running at a time limit have no finish yet
+  for (size_t i = 0; i < na; ++i)
+    if (r.att_status[i] == kRunning) r.att_finish[i] = kNaN;
+  r.counters = counters_;
+  r.counters["noop_replies"] = double(noops_);
+  r.counters["launches"] = double(launches_);
+  r.counters["clones"] = double(clones_);
+  r.counters["workers"] = double(n_workers());
+  r.counters["short_partition_workers"] = double(first_general_);
+  r.events = events_;
+  r.end_time = now_;
+  sched_.finish(*this, r);
+  r.series.merge(series_);
+  return r;
+}
+
+}  // namespace schedlab::worker

@@ -1,0 +1,75 @@
+// Shared building blocks of the distributed and hybrid schedulers on the worker engine
+// [seed002.md §1-2; seed002-eagle-simulator.md]: batch sampling with late binding (Sparrow),
+// centralized least-waiting-time placement of long jobs on the general partition (LWL), Hawk's
+// randomized work stealing, and Eagle's Succinct State Sharing, Sticky Batch Probing and SRPT
+// queues with a starvation cap. sparrow, hawk and eagle are configurations of HybridScheduler;
+// Dice and Eirene extend it.
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "schedlab/worker.h"
+
+namespace schedlab::worker {
+
+struct HybridConfig {
+  bool central_long = true;  // LWL for long jobs (Hawk, Eagle); false: random probes (Sparrow)
+  bool all_general = false;  // Sparrow: no short partition, every worker is general
+  bool steal = false;        // Hawk's randomized stealing
+  bool sss = false;          // Eagle's Succinct State Sharing
+  bool sbp = false;          // Eagle's Sticky Batch Probing
+  bool srpt = false;         // Eagle's SRPT queue order with the starvation cap
+  double probe_ratio = 2;
+  int64_t min_probes = 2;
+  int64_t min_probes_long = 2;  // Sparrow mode: probes of a long job
+  int64_t steal_attempts = 10;
+  int64_t steal_limit = 10000;
+  double starvation_cap = 5;
+};
+
+class HybridScheduler : public Scheduler {
+ public:
+  explicit HybridScheduler(const HybridConfig& cfg) : cfg_(cfg) {}
+  void init(Sim& sim) override;
+  void on_job_arrival(Sim& sim, int32_t job) override;
+  void on_probe_arrival(Sim& sim, int32_t w, int32_t p) override;
+  int32_t pick_probe(Sim& sim, int32_t w, bool short_only) override;
+  bool keep_probe(Sim& sim, int32_t w, int32_t p) override;
+  void on_task_end(Sim& sim, int32_t w, int64_t a, bool first) override;
+  void on_idle(Sim& sim, int32_t w) override;
+  bool tracks_remaining() const override { return cfg_.srpt; }
+  void finish(Sim& sim, SimResult& r) override;
+
+ protected:
+  // Long job: LWL over the eligible general workers [lwl_first_, W), one probe per task.
+  void place_long(Sim& sim, int32_t job);
+  // Short job: batch sampling over all workers (Sparrow/Hawk) or Eagle's SSS rounds.
+  void probe_short_random(Sim& sim, int32_t job);
+  void probe_short_sss(Sim& sim, int32_t job);
+  int32_t pick_srpt(Sim& sim, int32_t w, bool short_only);
+  int64_t n_probes(Sim& sim, int32_t job, int64_t minimum) const;
+  // Workers [lwl_first_, W) receive new long tasks; Dice's Elastic Sizing raises it.
+  void set_lwl_first(int32_t w) { lwl_first_ = w; }
+  int32_t lwl_first() const { return lwl_first_; }
+
+  HybridConfig cfg_;
+  int32_t W_ = 0, first_general_ = 0, lwl_first_ = 0;
+  // LWL state: estimated long work per worker, bitmap of workers with long work, and the
+  // general workers with none (a bitset for a fast lowest-id scan).
+  std::vector<double> qlen_;
+  std::vector<uint64_t> bitmap_, empty_;
+  // Eagle: each worker's copy of the bitmap, taken when a long probe reaches it
+  std::vector<std::vector<uint64_t>> snapshot_;
+  std::vector<double> snap_time_;
+  // scratch (reused, no allocation per event once warm)
+  std::vector<int32_t> targets_, round2_, empties_;
+  std::vector<std::pair<double, int32_t>> heap_;
+  std::vector<int64_t> clear_prefix_;
+  // counters
+  double stolen_ = 0, steal_tries_ = 0, steals_ = 0, sticky_ = 0;
+  double r1_probes_ = 0, r1_rejected_ = 0, r2_probes_ = 0, r2_rejected_ = 0, fallback_ = 0, lwl_jobs_ = 0,
+         lwl_fill_ = 0;
+};
+
+}  // namespace schedlab::worker

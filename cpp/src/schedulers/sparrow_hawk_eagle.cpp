@@ -1,0 +1,399 @@
+// Sparrow, Hawk and Eagle on the worker engine, with the public Hawk/Eagle simulator's
+// semantics [seed002.md §2.1-2.4; seed002-eagle-simulator.md "Short jobs", "Long jobs",
+// "Hawk work stealing", "Eagle short-job placement", "Eagle SBP and SRPT"]:
+//   sparrow — batch sampling (max(ratio x tasks, min_probes) probes with replacement over all
+//             workers) and late binding for every job; FIFO queues; no partitions.
+//   hawk    — short jobs as in Sparrow; long jobs placed by the centralized least-waiting-time
+//             scheduler (LWL) on the general partition; idle workers steal blocked short probes
+//             (ATC rule) from random general-partition victims.
+//   eagle   — Hawk without stealing, plus Succinct State Sharing (round 1 over all workers,
+//             round 2 avoiding the freshest bitmap of workers with long work, fallback to the
+//             short partition), Sticky Batch Probing and SRPT queues with a starvation cap.
+//
+// Deliberate differences from the simulator: randomness comes from schedlab's own streams (the
+// simulator's unused "wasted" draws are not made, so results match as distributions, not
+// draw for draw); same-time events of one class fire in creation order instead of by object
+// address; when no probed worker holds a bitmap copy, round 2 treats every general worker as
+// free of long work (the simulator's behaviour there is undefined).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "hybrid_common.h"
+
+namespace schedlab::worker {
+
+namespace {
+inline void set_bit(std::vector<uint64_t>& b, int32_t i) { b[i >> 6] |= 1ULL << (i & 63); }
+inline void clear_bit(std::vector<uint64_t>& b, int32_t i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
+inline bool test_bit(const std::vector<uint64_t>& b, int32_t i) { return (b[i >> 6] >> (i & 63)) & 1ULL; }
+}  // namespace
+
+void HybridScheduler::init(Sim& sim) {
+  W_ = sim.n_workers();
+  first_general_ = cfg_.all_general ? 0 : sim.first_general();
+  lwl_first_ = first_general_;
+  if (cfg_.central_long && first_general_ >= W_)
+    throw std::invalid_argument("simulate option 'short_partition' leaves no general-partition worker for long jobs");
+  if (cfg_.sss && first_general_ == 0)
+    throw std::invalid_argument("simulate option 'short_partition' gives no short-partition worker, which Eagle's "
+                                "fallback probes need; raise it (e.g. 0.02)");
+  const size_t words = (static_cast<size_t>(W_) + 63) / 64;
+  qlen_.assign(W_, 0.0);
+  bitmap_.assign(words, 0);
+  empty_.assign(words, 0);
+  for (int32_t w = first_general_; w < W_; ++w) set_bit(empty_, w);
+  if (cfg_.sss) {
+    snapshot_.assign(W_, {});
+    snap_time_.assign(W_, -1.0);
+  }
+}
+
+int64_t HybridScheduler::n_probes(Sim& sim, int32_t job, int64_t minimum) const {
+  const int64_t want = static_cast<int64_t>(std::ceil(cfg_.probe_ratio * sim.n_tasks(job) - 1e-9));
+  return std::max(want, minimum);
+}
+
+void HybridScheduler::on_job_arrival(Sim& sim, int32_t job) {
+  if (sim.is_long(job)) {
+    if (cfg_.central_long) {
+      place_long(sim, job);
+    } else {
+      const int64_t n = n_probes(sim, job, cfg_.min_probes_long);
+      targets_.clear();
+      for (int64_t i = 0; i < n; ++i)
+        targets_.push_back(first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_)));
+      sim.send_probes(job, targets_.data(), targets_.size(), sim.delay());
+    }
+  } else if (cfg_.sss) {
+    probe_short_sss(sim, job);
+  } else {
+    probe_short_random(sim, job);
+  }
+}
+
+void HybridScheduler::probe_short_random(Sim& sim, int32_t job) {
+  const int64_t n = n_probes(sim, job, cfg_.min_probes);
+  targets_.clear();
+  for (int64_t i = 0; i < n; ++i) targets_.push_back(static_cast<int32_t>(sim.rng().below(W_)));
+  sim.send_probes(job, targets_.data(), targets_.size(), sim.delay());
+}
+
+void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
+  const int64_t n = n_probes(sim, job, cfg_.min_probes);
+  Random& rng = sim.rng();
+  // round 1: all workers; a probe is accepted only where no long work runs or waits
+  targets_.clear();
+  int32_t fresh = -1;
+  double fresh_t = -1;
+  int64_t missing = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t w = static_cast<int32_t>(rng.below(W_));
+    if (snap_time_[w] > fresh_t) { fresh_t = snap_time_[w]; fresh = w; }
+    if (sim.has_long_work(w)) ++missing;
+    else targets_.push_back(w);
+  }
+  r1_probes_ += double(n);
+  r1_rejected_ += double(missing);
+  sim.send_probes(job, targets_.data(), targets_.size(), sim.delay());
+  if (missing == 0) return;
+
+  // round 2: the short partition plus the general workers clear in the freshest bitmap copy
+  const std::vector<uint64_t>* snap = fresh >= 0 ? &snapshot_[fresh] : nullptr;
+  const size_t words = bitmap_.size();
+  clear_prefix_.assign(words + 1, 0);
+  for (size_t k = 0; k < words; ++k) {
+    uint64_t general = ~0ULL;
+    const int64_t lo = int64_t(k) * 64;
+    if (lo < first_general_) general = first_general_ - lo >= 64 ? 0 : general << (first_general_ - lo);
+    if (lo + 64 > W_) general &= W_ - lo >= 64 ? ~0ULL : ((1ULL << (W_ - lo)) - 1);
+    const uint64_t clear = general & ~(snap ? (*snap)[k] : 0ULL);
+    clear_prefix_[k + 1] = clear_prefix_[k] + __builtin_popcountll(clear);
+  }
+  const int64_t candidates = first_general_ + clear_prefix_[words];
+  round2_.clear();
+  int64_t missing2 = 0;
+  for (int64_t i = 0; i < missing; ++i) {
+    const int64_t r = static_cast<int64_t>(rng.below(candidates));
+    int32_t w;
+    if (r < first_general_) {
+      w = static_cast<int32_t>(r);
+    } else {
+      // the (r - first_general)-th clear general bit
+      const int64_t k = r - first_general_;
+      const size_t word = std::upper_bound(clear_prefix_.begin(), clear_prefix_.end(), k) - clear_prefix_.begin() - 1;
+      int64_t lo = int64_t(word) * 64;
+      uint64_t general = ~0ULL;
+      if (lo < first_general_) general = first_general_ - lo >= 64 ? 0 : general << (first_general_ - lo);
+      if (lo + 64 > W_) general &= W_ - lo >= 64 ? ~0ULL : ((1ULL << (W_ - lo)) - 1);
+      uint64_t clear = general & ~(snap ? (*snap)[word] : 0ULL);
+      for (int64_t skip = k - clear_prefix_[word]; skip > 0; --skip) clear &= clear - 1;
+      w = static_cast<int32_t>(lo + __builtin_ctzll(clear));
+    }
+    if (sim.has_long_work(w)) ++missing2;
+    else round2_.push_back(w);
+  }
+  r2_probes_ += double(missing);
+  r2_rejected_ += double(missing2);
+  sim.send_probes(job, round2_.data(), round2_.size(), 2.0 * sim.delay());
+  if (missing2 == 0) return;
+  // fallback: the static short partition, which never holds long work
+  round2_.clear();
+  for (int64_t i = 0; i < missing2; ++i) round2_.push_back(static_cast<int32_t>(rng.below(first_general_)));
+  fallback_ += double(missing2);
+  sim.send_probes(job, round2_.data(), round2_.size(), 2.0 * sim.delay());
+}
+
+void HybridScheduler::place_long(Sim& sim, int32_t job) {
+  const int32_t T = sim.n_tasks(job);
+  const double est = sim.est(job);
+  const double rtt = 2.0 * sim.delay();
+  ++lwl_jobs_;
+  // lowest-id empty eligible workers, up to T
+  empties_.clear();
+  const size_t words = empty_.size();
+  for (size_t k = static_cast<size_t>(lwl_first_) >> 6; k < words && static_cast<int32_t>(empties_.size()) < T; ++k) {
+    uint64_t b = empty_[k];
+    const int64_t lo = int64_t(k) * 64;
+    if (lo < lwl_first_) b &= lwl_first_ - lo >= 64 ? 0 : ~0ULL << (lwl_first_ - lo);
+    while (b && static_cast<int32_t>(empties_.size()) < T) {
+      empties_.push_back(static_cast<int32_t>(lo + __builtin_ctzll(b)));
+      b &= b - 1;
+    }
+  }
+  targets_.clear();
+  if (static_cast<int32_t>(empties_.size()) == T) {
+    targets_ = empties_;
+  } else {
+    // greedy water-filling on (estimated waiting time, worker id)
+    ++lwl_fill_;
+    heap_.clear();
+    for (int32_t w = lwl_first_; w < W_; ++w) {
+      if (qlen_[w] == 0) continue;
+      const WorkerState& s = sim.worker(w);
+      double wait = qlen_[w];
+      if (s.exec_long && s.long_job >= 0)
+        wait = rtt + qlen_[w] - std::min(sim.now() - s.long_start, sim.est(s.long_job));
+      heap_.emplace_back(wait, w);
+    }
+    for (int32_t w : empties_) {
+      targets_.push_back(w);
+      heap_.emplace_back(est, w);
+    }
+    auto cmp = std::greater<std::pair<double, int32_t>>();
+    std::make_heap(heap_.begin(), heap_.end(), cmp);
+    int32_t left = T - static_cast<int32_t>(empties_.size());
+    while (left > 0) {
+      std::pop_heap(heap_.begin(), heap_.end(), cmp);
+      auto [v, w] = heap_.back();
+      heap_.pop_back();
+      do {
+        targets_.push_back(w);
+        v += est;
+        --left;
+      } while (left > 0 && (heap_.empty() || v <= heap_.front().first));
+      heap_.emplace_back(v, w);
+      std::push_heap(heap_.begin(), heap_.end(), cmp);
+    }
+  }
+  for (int32_t w : targets_) {
+    qlen_[w] += est;
+    set_bit(bitmap_, w);
+    clear_bit(empty_, w);
+  }
+  sim.send_probes(job, targets_.data(), targets_.size(), sim.delay());
+}
+
+void HybridScheduler::on_probe_arrival(Sim& sim, int32_t w, int32_t p) {
+  if (cfg_.sss && (sim.probe(p).flags & kProbeLong)) {
+    snapshot_[w] = bitmap_;  // the worker's copy of the centralized scheduler's bitmap
+    snap_time_[w] = sim.now();
+  }
+}
+
+void HybridScheduler::on_task_end(Sim& sim, int32_t w, int64_t a, bool first) {
+  if (!cfg_.central_long || !first) return;
+  const int32_t job = sim.workload().task_job[sim.att_task(a)];
+  if (!sim.is_long(job)) return;
+  qlen_[w] -= sim.est(job);
+  if (qlen_[w] <= 1e-9 * std::max(1.0, sim.est(job))) {
+    qlen_[w] = 0;
+    clear_bit(bitmap_, w);
+    if (w >= first_general_) set_bit(empty_, w);
+  }
+}
+
+int32_t HybridScheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
+  if (cfg_.srpt) return pick_srpt(sim, w, short_only);
+  return Scheduler::pick_probe(sim, w, short_only);
+}
+
+// Eagle's SRPT pick: a long probe at the head is taken at once; otherwise the probe whose job has
+// the least remaining estimated work wins (earliest on ties), provided its task estimate fits in
+// the slack (cap x estimate - accumulated bypass delay) of every short probe in front of it.
+int32_t HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
+  const double cap = cfg_.starvation_cap;
+  int32_t best = -1;
+  double best_rem = INFINITY;
+  double min_slack = INFINITY;
+  bool first = true;
+  int32_t p = sim.worker(w).head;
+  while (p >= 0) {
+    const Probe& pr = sim.probe(p);
+    const int32_t nx = pr.next;
+    const int32_t job = pr.job;
+    if (sim.remaining(job) == -1) {  // the job has nothing left: stale probe, dropped for free
+      sim.drop_probe(w, p);
+      p = nx;
+      continue;
+    }
+    const bool is_long = pr.flags & kProbeLong;
+    if (is_long && short_only) { p = nx; first = false; continue; }
+    if (first && is_long) return p;
+    first = false;
+    const double e = sim.est(job);
+    if (sim.remaining(job) < best_rem && e <= min_slack) {
+      best = p;
+      best_rem = sim.remaining(job);
+    }
+    if (!is_long) min_slack = std::min(min_slack, cap * e - pr.acc);
+    p = nx;
+  }
+  if (best >= 0 && !(sim.probe(best).flags & kProbeLong)) {
+    const double e = sim.est(sim.probe(best).job);
+    for (int32_t q = sim.probe(best).prev; q >= 0; q = sim.probe(q).prev) sim.probe_mut(q).acc += e;
+  }
+  return best;
+}
+
+bool HybridScheduler::keep_probe(Sim& sim, int32_t, int32_t p) {
+  const Probe& pr = sim.probe(p);
+  if (!cfg_.sbp || (pr.flags & kProbeLong)) return false;
+  if (pr.flags & kProbeSticky) ++sticky_;
+  return true;
+}
+
+// Hawk's stealing (strategy ATC): from a random general-partition victim, take the first
+// contiguous run of short probes queued behind long work.
+void HybridScheduler::on_idle(Sim& sim, int32_t w) {
+  if (!cfg_.steal || first_general_ >= W_) return;
+  for (int64_t attempt = 0; attempt < cfg_.steal_attempts; ++attempt) {
+    ++steal_tries_;
+    const int32_t v = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
+    if (v == w) continue;
+    int32_t p = sim.worker(v).head;
+    if (!sim.worker(v).exec_long)
+      while (p >= 0 && !(sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
+    while (p >= 0 && (sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
+    int64_t taken = 0;
+    while (p >= 0 && !(sim.probe(p).flags & kProbeLong) && taken < cfg_.steal_limit) {
+      const int32_t nx = sim.probe(p).next;
+      sim.move_probe(v, w, p);
+      ++taken;
+      p = nx;
+    }
+    if (taken > 0) {
+      stolen_ += double(taken);
+      ++steals_;
+      sim.kick(w);
+      return;
+    }
+  }
+}
+
+void HybridScheduler::finish(Sim&, SimResult& r) {
+  if (cfg_.steal) {
+    r.counters["stolen_probes"] = stolen_;
+    r.counters["steal_attempts"] = steal_tries_;
+    r.counters["successful_steals"] = steals_;
+  }
+  if (cfg_.sbp) r.counters["sticky_executions"] = sticky_;
+  if (cfg_.sss) {
+    r.counters["sss_round1_probes"] = r1_probes_;
+    r.counters["sss_round1_rejected"] = r1_rejected_;
+    r.counters["sss_round2_probes"] = r2_probes_;
+    r.counters["sss_round2_rejected"] = r2_rejected_;
+    r.counters["sss_fallback_probes"] = fallback_;
+  }
+  if (cfg_.central_long) {
+    r.counters["lwl_long_jobs"] = lwl_jobs_;
+    r.counters["lwl_water_fills"] = lwl_fill_;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<ParamSpec> probe_params(int64_t min_probes) {
+  return {
+      ParamSpec::number("probe_ratio", 2, 1e-9, 1e6, "probes per task of a job (batch sampling's d) [seed002 §1.2]"),
+      ParamSpec::integer("min_probes", min_probes, 1, 1000000,
+                         "minimum probes per short job (MIN_NR_PROBES: 2 in the simulator's Sparrow/Hawk examples, 20 in Eagle's)"),
+  };
+}
+
+}  // namespace
+
+void register_hybrid_schedulers() {
+  {
+    auto params = probe_params(2);
+    params.push_back(ParamSpec::integer("min_probes_long", 2, 1, 1000000, "minimum probes per long job"));
+    register_scheduler(
+        {"sparrow", "", "Ousterhout et al., SOSP'13, as run in the Hawk/Eagle simulator [seed002 §2.1; seed002-eagle-simulator]",
+         "batch sampling and late binding for every job, FIFO worker queues, no partitions (ignores short_partition)",
+         params},
+        [](const Params& p) {
+          HybridConfig c;
+          c.central_long = false;
+          c.all_general = true;
+          c.probe_ratio = p.number("probe_ratio");
+          c.min_probes = p.integer("min_probes");
+          c.min_probes_long = p.integer("min_probes_long");
+          return std::make_unique<HybridScheduler>(c);
+        });
+  }
+  {
+    auto params = probe_params(2);
+    params.push_back(ParamSpec::boolean("stealing", true, "idle workers steal short probes blocked behind long work"));
+    params.push_back(ParamSpec::integer("steal_attempts", 10, 0, 1000000, "victims tried per steal (STEALING_ATTEMPTS)"));
+    params.push_back(ParamSpec::integer("steal_limit", 10000, 1, 1000000000, "most probes taken per steal (STEALING_LIMIT)"));
+    register_scheduler(
+        {"hawk", "", "Delgado et al., USENIX ATC'15, as run in the Hawk/Eagle simulator [seed002 §2.2-2.3; seed002-eagle-simulator]",
+         "LWL-placed long jobs on the general partition, batch-sampled short jobs everywhere, randomized work stealing (ATC)",
+         params},
+        [](const Params& p) {
+          HybridConfig c;
+          c.steal = p.boolean("stealing");
+          c.probe_ratio = p.number("probe_ratio");
+          c.min_probes = p.integer("min_probes");
+          c.steal_attempts = p.integer("steal_attempts");
+          c.steal_limit = p.integer("steal_limit");
+          return std::make_unique<HybridScheduler>(c);
+        });
+  }
+  {
+    auto params = probe_params(20);
+    params.push_back(ParamSpec::boolean("sss", true, "Succinct State Sharing: short probes avoid workers with long work"));
+    params.push_back(ParamSpec::boolean("sbp", true, "Sticky Batch Probing: a short probe keeps asking its job for tasks"));
+    params.push_back(ParamSpec::boolean("srpt", true, "SRPT queue order with the starvation cap (False: FIFO)"));
+    params.push_back(ParamSpec::number("starvation_cap", 5, 0, 1e9,
+                                       "a short probe may be bypassed by at most cap x its job's task estimate (CAP)"));
+    register_scheduler(
+        {"eagle", "", "Delgado et al., SoCC'16, as run in the Hawk/Eagle simulator [seed002 §2.4; seed002-eagle-simulator]",
+         "Hawk's partitions and LWL without stealing, plus Succinct State Sharing, Sticky Batch Probing and SRPT queues",
+         params},
+        [](const Params& p) {
+          HybridConfig c;
+          c.sss = p.boolean("sss");
+          c.sbp = p.boolean("sbp");
+          c.srpt = p.boolean("srpt");
+          c.starvation_cap = p.number("starvation_cap");
+          c.probe_ratio = p.number("probe_ratio");
+          c.min_probes = p.integer("min_probes");
+          return std::make_unique<HybridScheduler>(c);
+        });
+  }
+}
+
+}  // namespace schedlab::worker

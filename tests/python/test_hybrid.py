@@ -1,0 +1,207 @@
+"""The worker engine and the distributed/hybrid schedulers (sparrow, hawk, eagle, dice, eirene)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedlab as sl
+from conftest import trace_path
+
+HYBRID = ["sparrow", "hawk", "eagle"]
+
+
+def tiny(jobs):
+    """jobs: list of (submit, [durations])."""
+    jt = pd.DataFrame({"job_id": range(len(jobs)), "submit_time": [s for s, _ in jobs]})
+    tt = pd.DataFrame({"job_id": np.repeat(np.arange(len(jobs)), [len(d) for _, d in jobs]),
+                       "work": np.concatenate([np.asarray(d, float) for _, d in jobs])})
+    return sl.Workload.from_frames(jt, tt)
+
+
+@pytest.fixture(scope="module")
+def yahoo():
+    return sl.hybrid.read_trace(trace_path("hawk_eagle", "YH1_sub.tr"))
+
+
+@pytest.fixture(scope="module")
+def yahoo_head(yahoo):
+    # the first 700 jobs of the Yahoo sample
+    t = yahoo.tasks
+    j = yahoo.jobs.iloc[:700]
+    return sl.Workload.from_frames(j[["job_id", "submit_time"]], t[t["job_id"].isin(j["job_id"])][["job_id", "work"]])
+
+
+def check_worker_invariants(r):
+    """One task at a time per slot-worker, each task succeeds exactly once, no time travel."""
+    tasks = r.tasks
+    jobs = r.jobs.set_index("job_id")
+    st, fin = tasks["start"].to_numpy(), tasks["finish"].to_numpy()
+    assert np.isfinite(fin).all()
+    assert (fin >= st).all(), "an attempt finished before it started"
+    assert (st >= jobs.loc[tasks["job_id"], "submit_time"].to_numpy()).all(), "a task started before its job arrived"
+    ok = tasks[tasks["status"] == "succeeded"]["task_id"].value_counts()
+    assert len(ok) == r.workload.n_tasks and (ok == 1).all(), "a task did not succeed exactly once"
+    slots = r.cluster.nodes["slots"].to_numpy()
+    for (node, slot), g in tasks.groupby(["node", "slot"]):
+        assert slot < slots[node]
+        s = np.sort(g["start"].to_numpy())
+        f = np.sort(g["finish"].to_numpy())
+        assert (s[1:] >= f[:-1] - 1e-9).all(), f"worker {node}/{slot} ran two tasks at once"
+    assert jobs["finish_time"].notna().all()
+    # a job ends with its last task
+    succ = tasks[tasks["status"] == "succeeded"].groupby("job_id")["finish"].max()
+    assert np.allclose(succ.reindex(jobs.index).to_numpy(), jobs["finish_time"].to_numpy())
+
+
+def test_registered_and_options():
+    av = sl.schedulers.available().set_index("name")
+    for s in HYBRID:
+        assert av.loc[s, "engine"] == "worker"
+    opts = sl.schedulers.options("worker").set_index("name")
+    assert opts.loc["network_delay", "default"] == 0.0005
+    assert opts.loc["truncate", "default"] is True
+    assert sl.schedulers.params("eagle").set_index("name").loc["min_probes", "default"] == 20
+
+
+def test_sparrow_exact_times_with_network_delay():
+    # one worker; job 0 (t=0): tasks of 10.7 s and 5.2 s (truncated to 10 and 5), 4 probes
+    wl = tiny([(0.0, [10.7, 5.2]), (20.0, [3.0])])
+    r = sl.simulate(sl.hybrid.cluster(1), wl, "sparrow")
+    t = r.tasks.sort_values("start")
+    assert t["start"].tolist() == pytest.approx([0.0015, 10.0025, 20.0015], abs=1e-12)
+    assert t["finish"].tolist() == pytest.approx([10.0015, 15.0025, 23.0015], abs=1e-12)
+    assert r.jobs["completion_time"].tolist() == pytest.approx([15.0025, 3.0015], abs=1e-12)
+    assert list(r.jobs["class"]) == ["short", "short"]
+    # no truncation, 1 ms one-way delay: probe at 0.001, task from 0.003
+    r2 = sl.simulate(sl.hybrid.cluster(1), wl, "sparrow", truncate=False, network_delay=0.001)
+    assert r2.tasks["finish"].iloc[0] == pytest.approx(10.703, abs=1e-12)
+
+
+def test_hawk_lwl_exact_times():
+    # 4 workers, worker 0 short-only; long job A (3 x 100 s) on workers 1-3; long job B (t=1,
+    # 2 x 60 s) waits behind A on the lowest-id workers of equal estimated waiting time
+    wl = tiny([(0.0, [100, 100, 100]), (1.0, [60, 60])])
+    r = sl.simulate(sl.hybrid.cluster(4), wl, "hawk", cutoff=50, short_partition=0.25)
+    assert r.jobs["finish_time"].tolist() == pytest.approx([100.0015, 160.0025], abs=1e-12)
+    assert sorted(r.tasks[r.tasks["job_id"] == 1]["node"]) == [1, 2]
+    assert list(r.jobs["class"]) == ["long", "long"]
+
+
+@pytest.mark.parametrize("sched", HYBRID)
+def test_invariants_on_yahoo(sched, yahoo_head):
+    r = sl.simulate(sl.hybrid.cluster(600), yahoo_head, sched, seed=1, **sl.hybrid.preset("yahoo"))
+    check_worker_invariants(r)
+    assert r.counters["launches"] == yahoo_head.n_tasks + r.counters["clones"]
+
+
+@pytest.mark.parametrize("sched", ["sparrow", "hawk"])
+def test_probes_never_lost(sched, yahoo_head):
+    # one probe per task: every probe must get exactly one task (stolen ones included)
+    extra = {"min_probes_long": 1} if sched == "sparrow" else {}
+    cfg = sl.schedulers.get(sched, probe_ratio=1, min_probes=1, **extra)
+    r = sl.simulate(sl.hybrid.cluster(500), yahoo_head, cfg, seed=2, **sl.hybrid.preset("yahoo"))
+    assert r.counters["probes"] == yahoo_head.n_tasks
+    assert r.counters["launches"] == yahoo_head.n_tasks
+    assert r.counters["noop_replies"] == 0
+    assert r.jobs["finish_time"].notna().all()
+    if sched == "hawk":
+        assert r.counters["stolen_probes"] > 0
+
+
+@pytest.mark.parametrize("sched", HYBRID)
+def test_determinism(sched, yahoo_head):
+    c = sl.hybrid.cluster(500)
+    a = sl.simulate(c, yahoo_head, sched, seed=5, **sl.hybrid.preset("yahoo"))
+    b = sl.simulate(c, yahoo_head, sched, seed=5, **sl.hybrid.preset("yahoo"))
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+    pd.testing.assert_frame_equal(a.tasks, b.tasks)
+    assert a.counters == b.counters
+    d = sl.simulate(c, yahoo_head, sched, seed=6, **sl.hybrid.preset("yahoo"))
+    assert not a.tasks["node"].equals(d.tasks["node"])
+
+
+def test_bad_input():
+    wl = tiny([(0.0, [1.0])])
+    with pytest.raises(ValueError, match="short_partition"):
+        sl.simulate(sl.hybrid.cluster(4), wl, "eagle", short_partition=0.0)
+    with pytest.raises(ValueError, match="no_such_option"):
+        sl.simulate(sl.hybrid.cluster(4), wl, "eagle", no_such_option=1)
+    with pytest.raises(ValueError, match="probe_ratio"):
+        sl.simulate(sl.hybrid.cluster(4), wl, sl.schedulers.get("hawk", probe_ratio=-2))
+    with pytest.raises(ValueError, match="slot"):
+        sl.simulate(sl.Cluster(nodes=2, map_slots=0, reduce_slots=0), wl, "sparrow")
+    with pytest.raises(ValueError, match="unknown trace preset"):
+        sl.hybrid.preset("nowhere")
+
+
+def test_summary_by_class_and_improvement():
+    wl = tiny([(0.0, [100, 100]), (0.0, [5]), (1.0, [5]), (2.0, [5, 5])])
+    c = sl.hybrid.cluster(2)
+    a = sl.simulate(c, wl, "hawk", cutoff=50, short_partition=0.5)
+    s = a.summary(by="class", percentiles=(50, 75, 90, 95, 99))
+    assert set(s.index) == {"short", "long"}
+    assert {"p75_completion_time", "p95_completion_time"} <= set(s.columns)
+    b = sl.simulate(c, wl, "sparrow", cutoff=50)
+    imp = sl.hybrid.improvement(a, b)
+    sa, sb = a.summary(by="class", percentiles=(50, 75, 90)), b.summary(by="class", percentiles=(50, 75, 90))
+    want = (1 - sa.loc["short", "p90_completion_time"] / sb.loc["short", "p90_completion_time"]) * 100
+    assert imp.loc["short", "p90"] == pytest.approx(want)
+    assert imp.loc["short", "norm_p90"] == pytest.approx(1 - want / 100)
+
+
+def test_window_series(yahoo_head):
+    r = sl.simulate(sl.hybrid.cluster(500), yahoo_head, "eagle", **sl.hybrid.preset("yahoo"))
+    w = sl.hybrid.windows(r)
+    assert {"time", "short_wait_mean", "utilization", "utilization_short", "utilization_general"} <= set(w.columns)
+    assert (np.diff(w["time"]) == 60).all()
+    u = w["utilization"].to_numpy()
+    assert ((u >= 0) & (u <= 1 + 1e-9)).all() and u.max() > 0.1
+    # the engine's window means agree with the ones recomputed from the task table
+    s = sl.hybrid.short_wait_series(r).set_index("time")
+    k = w.dropna(subset=["short_wait_mean"]).iloc[3]
+    assert s.loc[k["time"] - 60, "short_wait_mean"] == pytest.approx(k["short_wait_mean"], rel=1e-9)
+    assert int(s.loc[k["time"] - 60, "short_tasks"]) == int(k["short_tasks_started"])
+
+
+def test_google_scale_generator():
+    path = trace_path("hawk_eagle", "GOOG_subtrace.tr")
+    sample = sl.hybrid.read_trace(path)
+    g = sl.hybrid.google_scale(jobs=3000, seed=1, sample=sample, span=10000.0)
+    g2 = sl.hybrid.google_scale(jobs=3000, seed=1, sample=sample, span=10000.0)
+    assert g.n_jobs == 3000 and g.fingerprint() == g2.fingerprint()
+    j = g.jobs
+    assert j["submit_time"].iloc[-1] == pytest.approx(10000.0)
+    sizes = set(np.diff(np.asarray(g.native().columns()[0]["task_begin"])))
+    assert sizes <= set(sample.jobs["n_maps"])
+    assert set(np.unique(g.tasks["work"])) <= set(np.unique(sample.tasks["work"]))
+    # the long-job fraction is the sample's (9 %) within sampling error
+    frac = (np.trunc(j["mean_task_duration"]) > 1129.532).mean()
+    assert 0.07 < frac < 0.11
+
+
+# ------------------------------------------------------------------ directions of the papers
+
+def short_long(r, ps=(50, 90)):
+    s = r.summary(by="class", percentiles=ps)
+    return s.loc["short"], s.loc["long"]
+
+
+def test_direction_eagle_beats_hawk_beats_sparrow(yahoo):
+    # Yahoo sample on 4000 workers (the dissertation's Table 3.1 setting, 2 % short partition)
+    c = sl.hybrid.cluster(4000)
+    res = {s: short_long(sl.simulate(c, yahoo, s, **sl.hybrid.preset("yahoo")))[0] for s in HYBRID}
+    for p in ("p50_completion_time", "p90_completion_time"):
+        assert res["eagle"][p] < res["hawk"][p] < res["sparrow"][p], p
+
+
+@pytest.mark.parametrize("sched", ["hawk", "eagle"])
+def test_direction_partition_size(sched, yahoo):
+    # Table 3.1: a larger static short partition helps short jobs and hurts long ones
+    c = sl.hybrid.cluster(4000)
+    small = short_long(sl.simulate(c, yahoo, sched, cutoff=90.5811, short_partition=0.02))
+    large = short_long(sl.simulate(c, yahoo, sched, cutoff=90.5811, short_partition=0.08))
+    assert large[0]["p50_completion_time"] < small[0]["p50_completion_time"]
+    assert large[0]["p90_completion_time"] < small[0]["p90_completion_time"]
+    assert large[1]["p50_completion_time"] > small[1]["p50_completion_time"]
+    assert large[1]["p90_completion_time"] > small[1]["p90_completion_time"]
