@@ -139,13 +139,15 @@ class Scheduler {
   virtual void finish(Sim&, SimResult&) {}
 };
 
-// A speculative-execution policy, composable with every scheduler: the engine calls it after the
-// scheduler on each heartbeat (to fill slots the scheduler left free with speculative copies),
-// on its own timers, and when attempts finish. Implementations: schedlab/speculation.h.
+// A speculative-execution policy, composable with every scheduler: the engine calls it around the
+// scheduler on each heartbeat, on its own timers, and when attempts finish. Implementations: schedlab/speculation.h.
 class Speculator {
  public:
   virtual ~Speculator() = default;
   virtual void init(Sim&) {}
+  // Before the scheduler on a heartbeat (Hadoop 1 offers a job's speculative copy before the
+  // pending tasks of the jobs behind it), and after it (slots the scheduler left free).
+  virtual void before_heartbeat(Sim&, int32_t /*node*/) {}
   virtual void on_heartbeat(Sim&, int32_t /*node*/) {}
   virtual void on_attempt_finished(Sim&, int64_t /*attempt*/) {}
   virtual void on_timer(Sim&, uint64_t /*tag*/) {}

@@ -830,6 +830,7 @@ void Sim::attempt_end(int64_t a) {
   }
   if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0 && !down_[node]) {
     ++oob_heartbeats_;
+    if (spec_) spec_->before_heartbeat(*this, node);
     call_scheduler([&] { sched_.on_heartbeat(*this, node); });
     if (spec_) spec_->on_heartbeat(*this, node);
   }
@@ -889,6 +890,7 @@ void Sim::heartbeat(int32_t node) {
     return;
   }
   ++heartbeats_;
+  if (spec_) spec_->before_heartbeat(*this, node);
   call_scheduler([&] { sched_.on_heartbeat(*this, node); });
   if (spec_) spec_->on_heartbeat(*this, node);
   events_q_.push(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));

@@ -190,14 +190,44 @@ class HadoopSpeculator : public SpeculatorBase {
         slow_node_(p.number("slow_node_threshold")),
         lag_(p.number("speculative_lag")),
         min_spec_cap_(p.integer("min_spec_cap")),
-        min_slots_cap_(p.number("min_slots_cap")) {}
+        min_slots_cap_(p.number("min_slots_cap")),
+        job_order_(p.boolean("job_order")) {}
 
-  void on_heartbeat(Sim& sim, int32_t node) override { speculate_on(sim, node, [](Sim&, int) { return true; }); }
+  void before_heartbeat(Sim& sim, int32_t node) override {
+    if (job_order_) speculate_ahead(sim, node);
+  }
+  void on_heartbeat(Sim& sim, int32_t node) override { speculate_on(sim, node); }
 
  protected:
-  // Fills free slots of `node` with copies; `allowed(sim, stage)` may veto a stage (SEPB).
-  template <class Allowed>
-  void speculate_on(Sim& sim, int32_t node, Allowed allowed) {
+  // SEPB's veto on speculation for a slot type.
+  virtual bool allowed(Sim&, int /*stage*/) { return true; }
+
+  // Hadoop 1.2.1 offers a slot to jobs in order, and a job without pending tasks of the slot's
+  // type offers a copy before the jobs behind it get their pending tasks. Before the scheduler
+  // runs, copies go to the jobs (in submission order) ahead of the first job with pending work.
+  void speculate_ahead(Sim& sim, int32_t node) {
+    bool snapped = false;
+    for (int stage = 0; stage < 2; ++stage) {
+      if (sim.free_slots(node, stage) <= 0 || sim.total_running(stage) == 0 || sim.total_pending(stage) == 0) continue;
+      if (!allowed(sim, stage)) continue;
+      for (int guard = sim.free_slots(node, stage); guard > 0; --guard) {
+        int32_t task = -1;
+        for (int32_t j : sim.active_jobs()) {
+          if (sim.job(j).pending[stage] > 0 && (stage == kMap || sim.reduces_allowed(j))) break;
+          if (sim.job(j).running[stage] == 0) continue;
+          if (!snapped) { est_.snapshot(sim, snap_); snapped = true; }
+          task = find_speculative(sim, j, stage, node);
+          if (task >= 0) break;
+        }
+        if (task < 0 || !sim.fits(task, node, stage)) break;
+        launch_copy(sim, task, node);
+        est_.snapshot(sim, snap_);
+      }
+    }
+  }
+
+  // Fills the slots of `node` the scheduler left free with copies, jobs in submission order.
+  void speculate_on(Sim& sim, int32_t node) {
     bool snapped = false;
     for (int stage = 0; stage < 2; ++stage) {
       if (sim.free_slots(node, stage) <= 0 || sim.total_running(stage) == 0) continue;
@@ -261,6 +291,7 @@ class HadoopSpeculator : public SpeculatorBase {
   double spec_cap_, slow_task_, slow_node_, lag_;
   int64_t min_spec_cap_;
   double min_slots_cap_;
+  bool job_order_;
 };
 
 std::vector<ParamSpec> hadoop_params() {
@@ -271,32 +302,72 @@ std::vector<ParamSpec> hadoop_params() {
       ParamSpec::number("speculative_lag", 60, 0, 1e9, "SPECULATIVE_LAG: seconds a task must have run before it may be speculated"),
       ParamSpec::integer("min_spec_cap", 10, 0, 1000000, "MIN_SPEC_CAP: the cap is never hit below this many speculative tasks"),
       ParamSpec::number("min_slots_cap", 0.01, 0, 1, "MIN_SLOTS_CAP: nor below this fraction of the cluster's slots of the type"),
+      ParamSpec::boolean("job_order", true,
+                         "a job without pending tasks of a slot's type offers its copy before later jobs' pending tasks "
+                         "(Hadoop 1.2.1; jobs in submission order); false = copies only in slots the scheduler leaves free"),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // SEPB [seed003 §4.5] on the Hadoop rule: before a free slot goes to a speculative copy, up to
-// maxNum = ceil(percentage x active jobs) jobs, from the head of the job list, are checked for
-// pending tasks of the slot's type; if one has any, the slot is kept for pending work. Because
-// the engine offers slots to the speculator after the scheduler, percentage = 0 is Hadoop's
-// speculation on the slots the scheduler left free. Straggler kill: an attempt that has run
-// longer than kill_factor x the mean completed time of its job and stage is killed once, and the
-// task re-runs first.
+// maxNum = ceil(percentage x active jobs) jobs, from the head of the job list (submission order),
+// are checked for pending tasks of the slot's type; if one has any, no copy is launched and the
+// slot is left to the scheduler's pending work. percentage = 0 is the Hadoop rule unchanged.
+// Straggler kill: an attempt that has run longer than kill_factor x the mean completed time of
+// its job and stage is killed (once per task) and the task re-runs at top priority. kill_mode
+// 'replace' (default): the kill happens when another node offers a free slot of the type, and the
+// replacement takes that slot at once; 'requeue': killed when noticed, the task re-queued for the
+// scheduler (it may land on the same slow node, whose slot the kill freed).
 class SepbSpeculator : public HadoopSpeculator {
  public:
   explicit SepbSpeculator(const Params& p)
-      : HadoopSpeculator(p), percentage_(p.number("percentage")), kill_factor_(p.number("kill_factor")) {}
+      : HadoopSpeculator(p),
+        percentage_(p.number("percentage")),
+        kill_factor_(p.number("kill_factor")),
+        replace_(p.choice("kill_mode") == "replace") {}
 
   void init(Sim& sim) override {
     HadoopSpeculator::init(sim);
     killed_.assign(sim.workload().n_tasks(), 0);
   }
-  void on_heartbeat(Sim& sim, int32_t node) override {
-    kill_stragglers(sim);
-    speculate_on(sim, node, [this](Sim& s, int stage) { return !pending_in_checked_jobs(s, stage); });
+  void before_heartbeat(Sim& sim, int32_t node) override {
+    if (kill_factor_ > 0) {
+      if (replace_) replace_stragglers(sim, node);
+      else kill_stragglers(sim);
+    }
+    HadoopSpeculator::before_heartbeat(sim, node);
   }
 
+ protected:
+  bool allowed(Sim& sim, int stage) override { return !pending_in_checked_jobs(sim, stage); }
+
  private:
+  bool overdue(const Running& r) const {
+    if (killed_[r.task]) return false;
+    const Stat& s = est_.finished(r.job, r.stage);
+    return s.n > 0 && r.elapsed > kill_factor_ * s.mean();
+  }
+  void replace_stragglers(Sim& sim, int32_t node) {
+    bool snapped = false;
+    for (int stage = 0; stage < 2; ++stage) {
+      while (sim.free_slots(node, stage) > 0 && sim.total_running(stage) > 0) {
+        if (!snapped) { est_.snapshot(sim, snap_); snapped = true; }
+        const Running* worst = nullptr;
+        double worst_ratio = 0;
+        for (const Running& r : snap_) {
+          if (r.stage != stage || r.node == node || !overdue(r) || sim.attempt(r.attempt).status != kRunning) continue;
+          const double ratio = r.elapsed / est_.finished(r.job, r.stage).mean();
+          if (ratio > worst_ratio) { worst_ratio = ratio; worst = &r; }
+        }
+        if (!worst) break;
+        const int32_t task = worst->task;
+        killed_[task] = 1;
+        sim.kill(worst->attempt);
+        counters_["sepb_kills"] += 1;
+        if (sim.task_state(task) == kPending && sim.fits(task, node, stage)) sim.launch(task, node, stage);
+      }
+    }
+  }
   bool pending_in_checked_jobs(Sim& sim, int stage) const {
     const auto& jobs = sim.active_jobs();
     const int64_t max_num = int64_t(std::ceil(percentage_ * double(jobs.size()) - 1e-9));
@@ -307,19 +378,18 @@ class SepbSpeculator : public HadoopSpeculator {
     return false;
   }
   void kill_stragglers(Sim& sim) {
-    if (kill_factor_ <= 0 || sim.now() < next_kill_check_) return;
+    if (sim.now() < next_kill_check_) return;
     next_kill_check_ = sim.now() + sim.heartbeat_interval();
     est_.snapshot(sim, snap_);
     for (const Running& r : snap_) {
-      if (killed_[r.task]) continue;
-      const Stat& s = est_.finished(r.job, r.stage);
-      if (s.n == 0 || r.elapsed <= kill_factor_ * s.mean()) continue;
+      if (!overdue(r) || sim.attempt(r.attempt).status != kRunning) continue;
       killed_[r.task] = 1;
       sim.kill(r.attempt);
       counters_["sepb_kills"] += 1;
     }
   }
   double percentage_, kill_factor_;
+  bool replace_;
   std::vector<uint8_t> killed_;
   double next_kill_check_ = 0;
 };
@@ -332,6 +402,9 @@ std::vector<ParamSpec> sepb_params() {
   v.push_back(ParamSpec::number("kill_factor", 2.0, 0, 1e6,
                                 "kill an attempt once it has run longer than this many times the mean completed time "
                                 "of its job and stage (paper: 'twice'; alternative reading 3; 0 = off)"));
+  v.push_back(ParamSpec::choice("kill_mode", "replace", {"replace", "requeue"},
+                                "'replace' (default): kill when another node has a free slot and re-run there at once; "
+                                "'requeue': kill when noticed and leave the re-run to the scheduler"));
   return v;
 }
 

@@ -1,0 +1,75 @@
+"""The eSplash and SEPB reproductions: the notebook runs with small parameters, and the paper's
+directions are checked on three seeds of the full-size experiments (a few seconds):
+eSplash wastes less attempt time and loses less makespan than the YARN speculator under a
+straggler and under a crash; SEPB at its recommended setting does not lose to plain speculation.
+Directions that do not reproduce are strict xfails with the measured numbers (see the notebook)."""
+import os
+import pathlib
+
+import pytest
+
+from schedlab import speculation_experiments as ex
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SEEDS = (0, 1, 2)
+
+
+@pytest.fixture(scope="module")
+def esplash_runs():
+    runs = ex.run(speculators=("none", "yarn", "esplash"), seeds=SEEDS)
+    return runs.groupby(["scenario", "speculation"])[["increased_makespan", "wasted_copy_time"]].mean()
+
+
+@pytest.fixture(scope="module")
+def sepb_runs():
+    runs = ex.run_sepb(seeds=SEEDS, percentages=(0.0, 1.0))
+    runs["variant"] = runs["speculation"] + runs["percentage"].map(lambda p: "" if p != p else f"@{p:g}")
+    return runs.groupby("variant")["makespan"].mean()
+
+
+@pytest.mark.parametrize("scenario", ["no fault", "straggler at level 1", "straggler at level 4", "crash + 600 s restart"])
+def test_esplash_wastes_less_than_yarn(esplash_runs, scenario):
+    m = esplash_runs.loc[scenario]
+    assert m.loc["esplash", "wasted_copy_time"] < 0.25 * m.loc["yarn", "wasted_copy_time"]
+
+
+@pytest.mark.parametrize("scenario", [
+    "straggler at level 1",
+    pytest.param("straggler at level 4", marks=pytest.mark.xfail(
+        strict=True, reason="not reproduced: mean increase 125 s for eSplash vs 108 s for YARN (notebooks/esplash.ipynb)")),
+    "crash + 600 s restart",
+])
+def test_esplash_loses_less_makespan_than_yarn(esplash_runs, scenario):
+    m = esplash_runs.loc[scenario]
+    assert m.loc["esplash", "increased_makespan"] < m.loc["yarn", "increased_makespan"]
+
+
+def test_esplash_makes_few_copies_without_faults():
+    r = ex.run(speculators=("yarn", "esplash"), seeds=(0,))
+    nf = r[r["scenario"] == "no fault"].set_index("speculation")
+    assert nf.loc["esplash", "copies"] < 0.5 * nf.loc["yarn", "copies"]
+
+
+def test_sepb_recommended_setting_beats_its_percentage_zero(sepb_runs):
+    # the paper's Fig. 6 baseline: SEPB with percentage 0 (Hadoop's order of pending and speculative work)
+    assert sepb_runs["sepb@1"] <= sepb_runs["sepb@0"]
+
+
+@pytest.mark.xfail(strict=True, reason="not reproduced: SEPB at 100% averages 739 s against 716 s for Hadoop's "
+                                       "speculation without SEPB; its 2x kill restarts long-copying reduces")
+def test_sepb_recommended_setting_does_not_lose_to_plain_speculation(sepb_runs):
+    assert sepb_runs["sepb@1"] <= sepb_runs["hadoop"]
+
+
+def test_notebook_runs_with_small_parameters(monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    monkeypatch.setenv("SCHEDLAB_SMALL", "1")
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    nb = nbformat.read(REPO / "notebooks" / "esplash.ipynb", as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "store the notebook without outputs"
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(REPO / "notebooks")}}).execute()
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "esplash wastes less than yarn" in text
