@@ -247,3 +247,61 @@ TEST(Worker, InvariantsRandomWorkload) {
     for (size_t j = 0; j < w.n_jobs(); ++j) EXPECT_TRUE(std::isfinite(r.job_finish[j])) << s;
   }
 }
+
+namespace {
+// One probe per task to worker 0; suspends worker 0's long task at t = 50.
+class SuspendAt50 : public Scheduler {
+ public:
+  explicit SuspendAt50(double timeout) : timeout_(timeout) {}
+  void init(Sim& sim) override { sim.set_timer(50, 0, 0); }
+  void on_job_arrival(Sim& sim, int32_t job) override {
+    std::vector<int32_t> t(sim.n_tasks(job), 0);
+    sim.send_probes(job, t.data(), t.size(), sim.delay());
+  }
+  void on_timer(Sim& sim, uint32_t, uint64_t) override { EXPECT_TRUE(sim.suspend(0, 3, timeout_, 10)); }
+  double timeout_;
+};
+}  // namespace
+
+// Long task L (300 s) runs from 0.0015; at 50 it is suspended with 250.0015 s left, the slot is
+// busy 3 s, then short tasks S (20 s) and S2 (30 s) run; L resumes after 10 s with its remaining
+// work once no short probe is left (timeout 100) or once the running short task ends after the
+// timeout (timeout 10: at 73.001, before S2).
+TEST(Worker, SuspensionResumesWithRemainingWork) {
+  Cluster c = Cluster::uniform(1, 1, 1, 0);
+  Workload w = make_workload({{0.0, {300}}, {10.0, {20}}, {10.0, {30}}});
+  Options o;
+  o.cutoff = 50;
+  o.short_partition = 0;
+  {
+    SuspendAt50 s(100);
+    Sim sim(c, w, s, o, 0);
+    SimResult r = sim.run();
+    EXPECT_DOUBLE_EQ(r.job_finish[1], 73.001);
+    EXPECT_DOUBLE_EQ(r.job_finish[2], 103.002);
+    EXPECT_DOUBLE_EQ(r.job_finish[0], 250.0015 + 113.002);
+    double work = 0;
+    for (size_t i = 0; i < r.att_task.size(); ++i)
+      if (r.att_task[i] == 0) work += r.att_finish[i] - r.att_start[i];
+    EXPECT_NEAR(work, 300.0, 1e-9);
+    EXPECT_EQ(r.counters["suspensions"], 1);
+    EXPECT_EQ(r.att_extra["suspended"][0], 1.0);
+  }
+  {
+    SuspendAt50 s(10);
+    Sim sim(c, w, s, o, 0);
+    SimResult r = sim.run();
+    EXPECT_DOUBLE_EQ(r.job_finish[1], 73.001);
+    EXPECT_DOUBLE_EQ(r.job_finish[0], 250.0015 + 83.001);
+    EXPECT_DOUBLE_EQ(r.job_finish[2], 250.0015 + 83.001 + 0.001 + 30);
+  }
+}
+
+TEST(Worker, DiceRegisteredAndValidated) {
+  EXPECT_EQ(find_scheduler("dice").engine, "worker");
+  Cluster c = Cluster::uniform(10, 1, 1, 0);
+  Workload w = make_workload({{0.0, {1}}});
+  ParamValues p;
+  p.numbers["max_short_partition"] = 0.01;  // below the 2 % short partition
+  EXPECT_THROW(run_named(c, w, "dice", p), std::invalid_argument);
+}

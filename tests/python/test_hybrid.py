@@ -205,3 +205,57 @@ def test_direction_partition_size(sched, yahoo):
     assert large[0]["p90_completion_time"] < small[0]["p90_completion_time"]
     assert large[1]["p50_completion_time"] > small[1]["p50_completion_time"]
     assert large[1]["p90_completion_time"] > small[1]["p90_completion_time"]
+
+
+# ------------------------------------------------------------------ Dice
+
+def dice(base, **kw):
+    return sl.schedulers.get("dice", base=base, **sl.hybrid.dice_params("yahoo"), **kw)
+
+
+def check_segments(r):
+    """Suspended tasks resume with their remaining work: per task, the executed segments of its
+    primary copy add up to its (truncated) duration."""
+    t = r.tasks
+    prim = t[~t["speculative"] & (t.get("redundant", pd.Series(np.nan, index=t.index)).isna())]
+    done = (prim["finish"] - prim["start"]).groupby(prim["task_id"]).sum()
+    work = np.trunc(r.workload.tasks.set_index("task_id")["work"])
+    assert np.allclose(done.sort_index().to_numpy(), work.sort_index().to_numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("base", ["hawk", "eagle"])
+def test_dice_invariants_and_determinism(base, yahoo_head):
+    c = sl.hybrid.cluster(300)
+    cfg = dice(base, max_twt=50.0)
+    r = sl.simulate(c, yahoo_head, cfg, seed=3, **sl.hybrid.preset("yahoo"))
+    check_worker_invariants(r)
+    check_segments(r)
+    w = sl.hybrid.windows(r)
+    assert {"converted_nodes", "preemption_requests", "preemptions"} <= set(w.columns)
+    assert w["converted_nodes"].max() > 0
+    if base == "hawk":
+        assert r.counters["preempted"] > 0 and "suspended" in r.tasks
+    r2 = sl.simulate(c, yahoo_head, cfg, seed=3, **sl.hybrid.preset("yahoo"))
+    pd.testing.assert_frame_equal(r.tasks, r2.tasks)
+    pd.testing.assert_frame_equal(r.jobs, r2.jobs)
+
+
+def test_dice_components_alone(yahoo_head):
+    c = sl.hybrid.cluster(300)
+    es = sl.simulate(c, yahoo_head, dice("hawk", max_twt=50.0, opportunistic_preemption=False), **sl.hybrid.preset("yahoo"))
+    op = sl.simulate(c, yahoo_head, dice("hawk", max_twt=50.0, elastic_sizing=False), **sl.hybrid.preset("yahoo"))
+    assert "preemption_requests" not in es.counters and es.series["dice"]["converted_nodes"].max() > 0
+    assert op.series["dice"]["converted_nodes"].max() == 0 and op.counters["preempted"] > 0
+
+
+@pytest.mark.parametrize("workers", [3000, 4000])
+@pytest.mark.parametrize("base", ["hawk", "eagle"])
+def test_direction_dice_improves_short_jobs(base, workers, yahoo):
+    # Dice vs its base on the Yahoo sample (dissertation §3.6: Yahoo 3000 and 4000 nodes):
+    # short jobs' P50 and P90 improve, long jobs pay a bounded cost
+    c = sl.hybrid.cluster(workers)
+    b = sl.simulate(c, yahoo, base, **sl.hybrid.preset("yahoo"))
+    d = sl.simulate(c, yahoo, dice(base), **sl.hybrid.preset("yahoo"))
+    imp = sl.hybrid.improvement(d, b, percentiles=(50, 90))
+    assert imp.loc["short", "p50"] > 0 and imp.loc["short", "p90"] > 0
+    assert imp.loc["long", "p50"] > -15 and imp.loc["long", "p90"] > -15

@@ -42,23 +42,23 @@ class HybridScheduler : public Scheduler {
   void finish(Sim& sim, SimResult& r) override;
 
  protected:
-  // Long job: LWL over the eligible general workers [lwl_first_, W), one probe per task.
+  // Long job: LWL over the general workers not blacklisted, one probe per task.
   void place_long(Sim& sim, int32_t job);
   // Short job: batch sampling over all workers (Sparrow/Hawk) or Eagle's SSS rounds.
   void probe_short_random(Sim& sim, int32_t job);
   void probe_short_sss(Sim& sim, int32_t job);
   int32_t pick_srpt(Sim& sim, int32_t w, bool short_only);
   int64_t n_probes(Sim& sim, int32_t job, int64_t minimum) const;
-  // Workers [lwl_first_, W) receive new long tasks; Dice's Elastic Sizing raises it.
-  void set_lwl_first(int32_t w) { lwl_first_ = w; }
-  int32_t lwl_first() const { return lwl_first_; }
+  bool blacklisted(int32_t w) const { return (blacklist_[w >> 6] >> (w & 63)) & 1ULL; }
 
   HybridConfig cfg_;
-  int32_t W_ = 0, first_general_ = 0, lwl_first_ = 0;
+  int32_t W_ = 0, first_general_ = 0;
   // LWL state: estimated long work per worker, bitmap of workers with long work, and the
   // general workers with none (a bitset for a fast lowest-id scan).
   std::vector<double> qlen_;
   std::vector<uint64_t> bitmap_, empty_;
+  // general workers that receive no new long task (Dice's Elastic Sizing); all clear otherwise
+  std::vector<uint64_t> blacklist_;
   // Eagle: each worker's copy of the bitmap, taken when a long probe reaches it
   std::vector<std::vector<uint64_t>> snapshot_;
   std::vector<double> snap_time_;
@@ -71,5 +71,9 @@ class HybridScheduler : public Scheduler {
   double r1_probes_ = 0, r1_rejected_ = 0, r2_probes_ = 0, r2_rejected_ = 0, fallback_ = 0, lwl_jobs_ = 0,
          lwl_fill_ = 0;
 };
+
+// Registration of the schedulers built on HybridScheduler (one per file).
+void register_dice_scheduler();
+void register_eirene_scheduler();
 
 }  // namespace schedlab::worker

@@ -32,7 +32,6 @@ inline bool test_bit(const std::vector<uint64_t>& b, int32_t i) { return (b[i >>
 void HybridScheduler::init(Sim& sim) {
   W_ = sim.n_workers();
   first_general_ = cfg_.all_general ? 0 : sim.first_general();
-  lwl_first_ = first_general_;
   if (cfg_.central_long && first_general_ >= W_)
     throw std::invalid_argument("simulate option 'short_partition' leaves no general-partition worker for long jobs");
   if (cfg_.sss && first_general_ == 0)
@@ -42,6 +41,7 @@ void HybridScheduler::init(Sim& sim) {
   qlen_.assign(W_, 0.0);
   bitmap_.assign(words, 0);
   empty_.assign(words, 0);
+  blacklist_.assign(words, 0);
   for (int32_t w = first_general_; w < W_; ++w) set_bit(empty_, w);
   if (cfg_.sss) {
     snapshot_.assign(W_, {});
@@ -152,10 +152,9 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
   // lowest-id empty eligible workers, up to T
   empties_.clear();
   const size_t words = empty_.size();
-  for (size_t k = static_cast<size_t>(lwl_first_) >> 6; k < words && static_cast<int32_t>(empties_.size()) < T; ++k) {
-    uint64_t b = empty_[k];
+  for (size_t k = static_cast<size_t>(first_general_) >> 6; k < words && static_cast<int32_t>(empties_.size()) < T; ++k) {
+    uint64_t b = empty_[k] & ~blacklist_[k];
     const int64_t lo = int64_t(k) * 64;
-    if (lo < lwl_first_) b &= lwl_first_ - lo >= 64 ? 0 : ~0ULL << (lwl_first_ - lo);
     while (b && static_cast<int32_t>(empties_.size()) < T) {
       empties_.push_back(static_cast<int32_t>(lo + __builtin_ctzll(b)));
       b &= b - 1;
@@ -168,8 +167,8 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     // greedy water-filling on (estimated waiting time, worker id)
     ++lwl_fill_;
     heap_.clear();
-    for (int32_t w = lwl_first_; w < W_; ++w) {
-      if (qlen_[w] == 0) continue;
+    for (int32_t w = first_general_; w < W_; ++w) {
+      if (qlen_[w] == 0 || blacklisted(w)) continue;
       const WorkerState& s = sim.worker(w);
       double wait = qlen_[w];
       if (s.exec_long && s.long_job >= 0)
@@ -180,6 +179,8 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
       targets_.push_back(w);
       heap_.emplace_back(est, w);
     }
+    if (heap_.empty())  // every general worker is blacklisted: the blacklist is ignored
+      for (int32_t w = first_general_; w < W_; ++w) heap_.emplace_back(qlen_[w], w);
     auto cmp = std::greater<std::pair<double, int32_t>>();
     std::make_heap(heap_.begin(), heap_.end(), cmp);
     int32_t left = T - static_cast<int32_t>(empties_.size());
@@ -394,6 +395,7 @@ void register_hybrid_schedulers() {
           return std::make_unique<HybridScheduler>(c);
         });
   }
+  register_dice_scheduler();
 }
 
 }  // namespace schedlab::worker
