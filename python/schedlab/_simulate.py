@@ -152,6 +152,8 @@ class Result:
                     v = np.asarray(v)
                     if k == "slot_type":
                         v = pd.Categorical.from_codes(v.astype(np.int8), ["map", "reduce"])
+                    elif k == "orig_node":  # speculative copies: the node of the attempt copied; else -1
+                        v = v.astype(np.int32)
                     df[k] = v
             self._tasks = df
         return self._tasks

@@ -203,3 +203,58 @@ def test_bad_faults_and_speculation_are_rejected(cluster, workload):
         sl.simulate(cluster, workload, "fifo", speculation="late", speculation_params={"speculative_cap": 5})
     assert set(SPECULATORS) == {"none", "hadoop", "yarn", "late", "esplash", "sepb"}
     assert "tau" in set(sl.speculation.params("esplash")["name"])
+
+
+def test_admission_control_reruns_lost_maps_of_jobs_in_reduce_phase(cluster, workload):
+    # with k = 1 a job leaves the map set when its maps are done; lost outputs must still re-run
+    r = sl.simulate(cluster, workload, sl.schedulers.get("fair", k=1), seed=2, faults=FAULTS, detection_delay=60,
+                    time_limit=1e6)
+    assert r.jobs["finish_time"].notna().all()
+    assert r.summary()["lost_map_outputs"] > 0
+    assert_lost_maps_recomputed(r)
+
+
+def test_yarn_copies_a_straggling_task_by_eq_5_1_and_5_2():
+    # three nodes with one map slot; node 2 runs 10x slower. The maps on nodes 0 and 1 end at
+    # 10 and 10 + 1/3; the one on node 2 (from 2/3) would end at 100 + 2/3. Once a map has
+    # finished, EstEnd (100.67) > EstRepEnd (now + 10): a copy goes to the next free slot and
+    # finishes 10 s later; the original is killed then.
+    cl = sl.Cluster(nodes=3, map_slots=1, reduce_slots=0)
+    wl = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
+                                 pd.DataFrame({"job_id": [0] * 3, "stage": ["map"] * 3, "work": [10.0] * 3}))
+    r = sl.simulate(cl, wl, "fifo", heartbeat_interval=1.0, faults=[Slowdown(2, 0, 1e6, 10)], speculation="yarn")
+    t = r.tasks.sort_values("start").reset_index(drop=True)
+    assert len(t) == 4
+    orig, copy = t.iloc[2], t.iloc[3]
+    assert orig["node"] == 2 and orig["start"] == pytest.approx(2 / 3)
+    assert copy["speculative"] and copy["node"] in (0, 1) and copy["task_id"] == orig["task_id"]
+    assert 10 <= copy["start"] <= 11 + 1e-9
+    assert copy["finish"] == pytest.approx(copy["start"] + 10)
+    assert copy["status"] == "succeeded" and orig["status"] == "killed" and orig["finish"] == copy["finish"]
+    assert r.jobs["finish_time"].iloc[0] == copy["finish"]
+
+
+def test_esplash_clustering_recovers_the_node_levels():
+    from schedlab import speculation_experiments as ex
+    r = sl.simulate(ex.cluster(), ex.workload(), "fair", speculation="esplash")
+    levels = r.series["esplash_levels"].set_index("node")["level"]
+    # 8 nodes, speeds 0.25, 0.25, 0.5, 0.5, 1, 1, 2, 2: four levels, slowest = 1
+    assert r.counters["esplash_clusterings"] == 1
+    assert levels.tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+    cfg = sl.simulate(ex.cluster(), ex.workload(), "fair", speculation="esplash",
+                      speculation_params={"levels": "node_type"})
+    assert cfg.series["esplash_levels"]["level"].tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+
+
+def test_esplash_places_copies_only_on_eligible_nodes():
+    from schedlab import speculation_experiments as ex
+    r = sl.simulate(ex.cluster(), ex.workload(), "fair", speculation="esplash",
+                    faults=ex.scenarios()["straggler at level 4"])
+    t = r.tasks
+    spec = t[t["speculative"]]
+    assert len(spec) > 0
+    speed = ex.cluster().nodes["speed"].to_numpy()
+    # never below the original's level, never on the slowed node while it is slowed
+    assert (speed[spec["node"].to_numpy()] >= speed[spec["orig_node"].to_numpy()]).all()
+    slowed = (spec["node"] == 7) & (spec["start"] >= 100) & (spec["start"] < 1100)
+    assert not slowed.any()

@@ -58,7 +58,8 @@ class AdmissionControl {
   }
   bool may_run(int32_t job, int stage) const {
     if (!enabled()) return true;
-    return stage == kMap ? state_[job] == kInM : state_[job] == kInR;
+    // a job past its map phase may still re-run maps whose outputs were lost with a crashed node
+    return stage == kMap ? state_[job] != kWaiting : state_[job] == kInR;
   }
   // Set membership (meaningful when enabled): M, R, R' and the next job waiting for M.
   bool in_map_set(int32_t job) const { return state_[job] == kInM; }
