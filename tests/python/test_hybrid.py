@@ -259,3 +259,62 @@ def test_direction_dice_improves_short_jobs(base, workers, yahoo):
     imp = sl.hybrid.improvement(d, b, percentiles=(50, 90))
     assert imp.loc["short", "p50"] > 0 and imp.loc["short", "p90"] > 0
     assert imp.loc["long", "p50"] > -15 and imp.loc["long", "p90"] > -15
+
+
+# ------------------------------------------------------------------ Eirene
+
+@pytest.mark.parametrize("workers", [300, 3000])
+def test_eirene_invariants_and_determinism(workers, yahoo_head):
+    c = sl.hybrid.cluster(workers)
+    r = sl.simulate(c, yahoo_head, "eirene", seed=4, **sl.hybrid.preset("yahoo"))
+    check_worker_invariants(r)  # with clones: exactly one copy of each task succeeds
+    t = r.tasks
+    if workers == 3000:  # light load: surplus probes clone running tasks
+        assert r.counters["clones"] > 0 and t["speculative"].sum() == r.counters["clones"]
+        losers = t[t["redundant"] == 1]
+        assert (losers["status"] == "killed").all() and len(losers) > 0
+        # a task has at most two copies, and the clone's win is counted
+        assert t["task_id"].value_counts().max() <= 2
+        won = t[t["speculative"] & (t["status"] == "succeeded")]
+        assert len(won) == r.counters["satc_beneficiaries"]
+    else:  # overload: migrations help, clones are rare
+        assert r.counters["ccdm_beneficiaries"] > 0
+    r2 = sl.simulate(c, yahoo_head, "eirene", seed=4, **sl.hybrid.preset("yahoo"))
+    pd.testing.assert_frame_equal(r.tasks, r2.tasks)
+    assert r.counters == r2.counters
+
+
+def test_eirene_migrated_tasks_run_faster(yahoo_head):
+    # two workers busy with job A (6 x 20 s); job B (2 x 10 s, t=1) queues, its probes migrate
+    # its inputs (6.42 s) long before its tasks start at ~20 s: a task starting where its input
+    # was migrated takes 0.85 x 10 s
+    wl = tiny([(0.0, [20.0] * 6), (1.0, [10.0, 10.0])])
+    r = sl.simulate(sl.hybrid.cluster(2), wl, sl.schedulers.get("eirene", satc=False), short_partition=0.5,
+                    cutoff=100)
+    b = r.tasks[r.tasks["job_id"] == 1]
+    assert r.counters["ccdm_beneficiaries"] >= 1
+    assert sorted(np.round(b["duration"], 9))[0] == pytest.approx(8.5)
+    # on a real trace: exactly the beneficiaries run at (1 - TPS) x their duration
+    r = sl.simulate(sl.hybrid.cluster(300), yahoo_head, sl.schedulers.get("eirene", satc=False),
+                    **sl.hybrid.preset("yahoo"))
+    t = r.tasks
+    work = np.trunc(r.workload.tasks.set_index("task_id").loc[t["task_id"], "work"].to_numpy())
+    fast = np.isclose(t["duration"].to_numpy(), 0.85 * work) & (work > 0)
+    n = r.counters["ccdm_beneficiaries"]  # zero-length beneficiaries cannot be told apart
+    assert n - (work == 0).sum() <= fast.sum() <= n and fast.sum() > 0
+
+
+def test_direction_eirene(yahoo):
+    # overloaded (Yahoo 3000): Eirene shortens short jobs' tail and CCDM brings the gain;
+    # lightly loaded (Yahoo 6000): the gain comes from SATC [seed002 §6.5]
+    pre = sl.hybrid.preset("yahoo")
+    out = {}
+    for n in (3000, 6000):
+        c = sl.hybrid.cluster(n)
+        base = sl.simulate(c, yahoo, "eagle", **pre)
+        for name, cfg in {"eirene": {}, "ccdm": {"satc": False}, "satc": {"ccdm": False}}.items():
+            r = sl.simulate(c, yahoo, sl.schedulers.get("eirene", **cfg), **pre)
+            out[n, name] = sl.hybrid.improvement(r, base).loc["short"]
+    assert out[3000, "eirene"]["p50"] > 0 and out[3000, "eirene"]["p90"] > 0
+    assert out[3000, "ccdm"]["p90"] > out[3000, "satc"]["p90"]
+    assert out[6000, "satc"]["p50"] > out[6000, "ccdm"]["p50"]

@@ -110,8 +110,9 @@ class Scheduler {
   virtual int32_t choose_task(Sim& sim, int32_t w, int32_t job, bool* clone);
   // Whether the probe stays queued after its request got a task (sticky probing).
   virtual bool keep_probe(Sim&, int32_t /*w*/, int32_t /*probe*/) { return false; }
-  // Multiplier of a launched copy's duration (e.g. a speedup from migrated input).
-  virtual double duration_factor(Sim&, int32_t /*w*/, int32_t /*task*/) { return 1.0; }
+  // Execution time of a copy of `task` launched on worker w (default: the task's duration; a
+  // scheduler may model e.g. a speedup from migrated input or a clone's own runtime).
+  virtual double task_duration(Sim& sim, int32_t w, int32_t task, bool clone);
   virtual void on_launch(Sim&, int32_t /*w*/, int64_t /*attempt*/) {}
   virtual void on_task_end(Sim&, int32_t /*w*/, int64_t /*attempt*/, bool /*first_copy*/) {}
   // Worker w's slot has just been freed (task end or no-op reply) and its queue is empty.
@@ -160,6 +161,7 @@ class Sim {
   int32_t att_task(int64_t a) const { return res_.att_task[a]; }
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }
+  bool att_is_clone(int64_t a) const { return res_.att_speculative[a] != 0; }
   Random& rng() { return rng_; }
   uint64_t events_processed() const { return events_; }
 

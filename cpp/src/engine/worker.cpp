@@ -96,6 +96,8 @@ int32_t Scheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
   return p;
 }
 
+double Scheduler::task_duration(Sim& sim, int32_t, int32_t task, bool) { return sim.duration(task); }
+
 int32_t Scheduler::choose_task(Sim& sim, int32_t, int32_t job, bool* clone) {
   *clone = false;
   return sim.next_task(job);
@@ -305,9 +307,7 @@ void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
   WorkerState& s = workers_[w];
   const int32_t job = wl_.task_job[task];
   const double t0 = now_ + 2.0 * opt_.network_delay;
-  double d = dur_[task];
-  const double f = sched_.duration_factor(*this, w, task);
-  if (f != 1.0) d *= f;
+  const double d = sched_.task_duration(*this, w, task, clone);
   const int64_t a = new_attempt(task, w, t0, d + t0, clone);
   s.attempt = a;
   ++launches_;

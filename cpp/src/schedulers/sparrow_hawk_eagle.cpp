@@ -396,6 +396,7 @@ void register_hybrid_schedulers() {
         });
   }
   register_dice_scheduler();
+  register_eirene_scheduler();
 }
 
 }  // namespace schedlab::worker

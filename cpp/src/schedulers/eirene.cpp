@@ -1,0 +1,260 @@
+// Eirene = Coordinated Cold Data Migration (CCDM) + Scheduler-Aware Task Cloning (SATC) on
+// Eagle [seed002.md §6.3-6.4], each selectable alone.
+//
+// CCDM (short jobs only). When a probe reaches a worker, the worker picks up to MPP random
+// tasks of the probe's job that have not started and whose input is not being migrated, and
+// queues one migration per task (MQ, FIFO). At most CM migrations run at once per worker; each
+// takes DMT seconds. A queued or running migration whose task starts meanwhile (anywhere) is
+// cancelled. A task request from a worker gets a random not-started task of the job whose input
+// is migrated on that worker, else the next not-started task in trace order. When a worker gets a
+// task, it migrates the job's next not-started, not-migrated task at once through the fast lane
+// (MFL, outside the CM limit), anticipating Sticky Batch Probing. A task that starts on the
+// worker holding its migrated input runs (1 - TPS) times its duration (a CCDM beneficiary).
+// Simplifications [seed002 §6.3 I]: a task's input is migrated to at most one worker (workers
+// skip tasks already migrating or migrated anywhere, read from global state); RAM-disk space is
+// unlimited; migrations cost no other resource.
+//
+// SATC (short jobs only). A request that finds every primary task of its job started gets a clone
+// of a running task that has no clone yet -- preferably one whose input is migrated on the
+// requesting worker, else the earliest such task in trace order; at most one clone per task. The
+// clone runs for the duration of a randomly chosen task of the same job (PRT, the default) or
+// for its own task's duration, without the migration speedup. The first copy to finish completes
+// the task; the other keeps its slot until it ends (reported as 'killed' with 'redundant' = 1).
+// Defaults: CM 10, MPP 2, DMT 6.42 s, TPS 15 % (Table 4.5).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "hybrid_common.h"
+
+namespace schedlab::worker {
+
+namespace {
+
+enum MigState : uint8_t { kNone = 0, kQueued = 1, kMigrating = 2, kMigrated = 3 };
+
+class EireneScheduler : public HybridScheduler {
+ public:
+  EireneScheduler(const HybridConfig& cfg, const Params& p)
+      : HybridScheduler(cfg),
+        ccdm_(p.boolean("ccdm")),
+        satc_(p.boolean("satc")),
+        cm_(p.integer("concurrent_migrations")),
+        mpp_(p.integer("migrations_per_probe")),
+        dmt_(p.number("migration_time")),
+        tps_(p.number("speedup")),
+        prt_random_(p.choice("clone_runtime") == "random_primary") {}
+
+  void init(Sim& sim) override {
+    HybridScheduler::init(sim);
+    const size_t nt = sim.workload().n_tasks(), nj = sim.workload().n_jobs();
+    if (ccdm_) {
+      mig_state_.assign(nt, kNone);
+      mig_worker_.assign(nt, -1);
+      mig_fast_.assign(nt, 0);
+      mq_.resize(W_);
+      mq_head_.assign(W_, 0);
+      running_.assign(W_, 0);
+      migrated_.resize(W_);
+    }
+    clone_cursor_.resize(nj);
+    mfl_cursor_.resize(nj);
+    for (size_t j = 0; j < nj; ++j) clone_cursor_[j] = mfl_cursor_[j] = sim.task_begin(static_cast<int32_t>(j));
+    cloned_.assign(nt, 0);
+  }
+
+  void on_probe_arrival(Sim& sim, int32_t w, int32_t p) override {
+    HybridScheduler::on_probe_arrival(sim, w, p);
+    if (!ccdm_) return;
+    const int32_t job = sim.probe(p).job;
+    if (sim.is_long(job) || sim.unlaunched(job) == 0) return;
+    const int64_t b = sim.task_begin(job), n = sim.n_tasks(job);
+    int64_t picked = 0;
+    for (int64_t tries = 0; tries < 4 * mpp_ && picked < mpp_; ++tries) {
+      const int32_t t = static_cast<int32_t>(b + static_cast<int64_t>(sim.rng().below(n)));
+      if (sim.task_state(t) != kTaskUnlaunched || mig_state_[t] != kNone) continue;
+      mig_state_[t] = kQueued;
+      mig_worker_[t] = w;
+      mq_[w].push_back(t);
+      ++picked;
+    }
+    start_migrations(sim, w);
+  }
+
+  int32_t choose_task(Sim& sim, int32_t w, int32_t job, bool* clone) override {
+    *clone = false;
+    if (sim.is_long(job)) return sim.next_task(job);
+    if (ccdm_ && !migrated_[w].empty()) {
+      // a random not-started task of this job whose input is migrated here
+      auto& m = migrated_[w];
+      int32_t count = 0;
+      size_t keep = 0;
+      for (size_t i = 0; i < m.size(); ++i) {
+        const int32_t t = m[i];
+        if (sim.task_state(t) != kTaskUnlaunched && !(satc_ && cloned_[t] == 0 && sim.task_state(t) == kTaskRunning))
+          continue;  // no longer useful here
+        m[keep++] = t;
+        if (sim.task_state(t) == kTaskUnlaunched && sim.workload().task_job[t] == job) ++count;
+      }
+      m.resize(keep);
+      if (count > 0) {
+        int64_t k = static_cast<int64_t>(sim.rng().below(count));
+        for (int32_t t : m)
+          if (sim.task_state(t) == kTaskUnlaunched && sim.workload().task_job[t] == job && k-- == 0) return t;
+      }
+    }
+    const int32_t t = sim.next_task(job);
+    if (t >= 0 || !satc_) return t;
+    // SATC: every primary has started; clone a running task without a clone
+    if (ccdm_)
+      for (int32_t m : migrated_[w])
+        if (sim.workload().task_job[m] == job && sim.task_state(m) == kTaskRunning && !cloned_[m]) {
+          cloned_[m] = 1;
+          *clone = true;
+          return m;
+        }
+    int64_t& c = clone_cursor_[job];
+    const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
+    while (c < e && (sim.task_state(static_cast<int32_t>(c)) != kTaskRunning || cloned_[c])) ++c;
+    if (c >= e) return -1;
+    cloned_[c] = 1;
+    *clone = true;
+    return static_cast<int32_t>(c);
+  }
+
+  double task_duration(Sim& sim, int32_t w, int32_t task, bool clone) override {
+    if (clone) {
+      if (!prt_random_) return sim.duration(task);
+      const int32_t job = sim.workload().task_job[task];
+      return sim.duration(static_cast<int32_t>(sim.task_begin(job) + static_cast<int64_t>(sim.rng().below(sim.n_tasks(job)))));
+    }
+    if (ccdm_ && mig_state_[task] == kMigrated && mig_worker_[task] == w) {
+      ++beneficiaries_;
+      return sim.duration(task) * (1.0 - tps_);
+    }
+    return sim.duration(task);
+  }
+
+  void on_launch(Sim& sim, int32_t w, int64_t a) override {
+    if (!ccdm_) return;
+    const int32_t task = sim.att_task(a);
+    const int32_t job = sim.workload().task_job[task];
+    if (sim.is_long(job)) return;
+    // migration fast lane: the next task of the job this worker will probably run (SBP)
+    int64_t& c = mfl_cursor_[job];
+    const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
+    while (c < e && (sim.task_state(static_cast<int32_t>(c)) != kTaskUnlaunched || mig_state_[c] != kNone)) ++c;
+    if (c >= e) return;
+    const int32_t t = static_cast<int32_t>(c);
+    mig_state_[t] = kMigrating;
+    mig_worker_[t] = w;
+    mig_fast_[t] = 1;
+    ++started_;
+    ++mfl_;
+    sim.set_timer(sim.now() + dmt_, static_cast<uint32_t>(w), static_cast<uint64_t>(t));
+  }
+
+  void on_timer(Sim& sim, uint32_t a, uint64_t tag) override {
+    const int32_t w = static_cast<int32_t>(a), t = static_cast<int32_t>(tag);
+    const bool fast = mig_fast_[t];
+    mig_fast_[t] = 0;
+    if (sim.task_state(t) == kTaskUnlaunched) {
+      mig_state_[t] = kMigrated;
+      migrated_[w].push_back(t);
+      ++completed_;
+    } else {
+      mig_state_[t] = kNone;
+      ++cancelled_;
+    }
+    if (!fast) {
+      --running_[w];
+      start_migrations(sim, w);
+    }
+  }
+
+  void on_task_end(Sim& sim, int32_t w, int64_t a, bool first) override {
+    HybridScheduler::on_task_end(sim, w, a, first);
+    if (first && sim.task_copies(sim.att_task(a)) > 1 && is_clone_attempt(sim, a)) ++satc_wins_;
+  }
+
+  void finish(Sim& sim, SimResult& r) override {
+    HybridScheduler::finish(sim, r);
+    if (ccdm_) {
+      r.counters["ccdm_beneficiaries"] = beneficiaries_;
+      r.counters["migrations_started"] = started_;
+      r.counters["migrations_completed"] = completed_;
+      r.counters["migrations_cancelled"] = cancelled_;
+      r.counters["mfl_migrations"] = mfl_;
+    }
+    if (satc_) r.counters["satc_beneficiaries"] = satc_wins_;
+  }
+
+ private:
+  static bool is_clone_attempt(Sim& sim, int64_t a) { return sim.att_is_clone(a); }
+
+  void start_migrations(Sim& sim, int32_t w) {
+    auto& q = mq_[w];
+    size_t& h = mq_head_[w];
+    while (running_[w] < cm_ && h < q.size()) {
+      const int32_t t = q[h++];
+      if (sim.task_state(t) != kTaskUnlaunched) {  // started meanwhile: cancelled
+        mig_state_[t] = kNone;
+        ++cancelled_;
+        continue;
+      }
+      mig_state_[t] = kMigrating;
+      ++running_[w];
+      ++started_;
+      sim.set_timer(sim.now() + dmt_, static_cast<uint32_t>(w), static_cast<uint64_t>(t));
+    }
+    if (h == q.size()) {
+      q.clear();
+      h = 0;
+    }
+  }
+
+  bool ccdm_, satc_;
+  int64_t cm_, mpp_;
+  double dmt_, tps_;
+  bool prt_random_;
+  std::vector<uint8_t> mig_state_, mig_fast_, cloned_;
+  std::vector<int32_t> mig_worker_;
+  std::vector<std::vector<int32_t>> mq_, migrated_;
+  std::vector<size_t> mq_head_;
+  std::vector<int64_t> running_;
+  std::vector<int64_t> clone_cursor_, mfl_cursor_;
+  double beneficiaries_ = 0, started_ = 0, completed_ = 0, cancelled_ = 0, mfl_ = 0, satc_wins_ = 0;
+};
+
+}  // namespace
+
+void register_eirene_scheduler() {
+  std::vector<ParamSpec> params = {
+      ParamSpec::boolean("ccdm", true, "Coordinated Cold Data Migration"),
+      ParamSpec::boolean("satc", true, "Scheduler-Aware Task Cloning"),
+      ParamSpec::integer("concurrent_migrations", 10, 1, 1000000, "CM: migrations running at once per worker"),
+      ParamSpec::integer("migrations_per_probe", 2, 0, 1000000, "MPP: migrations a probe arrival requests"),
+      ParamSpec::number("migration_time", 6.42, 0, 1e9, "DMT: seconds to migrate one task's input to memory"),
+      ParamSpec::number("speedup", 0.15, 0, 1, "TPS: runtime reduction of a task reading migrated input"),
+      ParamSpec::choice("clone_runtime", "random_primary", {"random_primary", "own"},
+                        "PRT: a clone runs as long as a random task of its job (dissertation) or as its own task"),
+      ParamSpec::number("probe_ratio", 2, 1e-9, 1e6, "probes per task of a short job"),
+      ParamSpec::integer("min_probes", 20, 1, 1000000, "minimum probes per short job (Eagle: 20)"),
+      ParamSpec::number("starvation_cap", 5, 0, 1e9, "Eagle's SRPT starvation cap"),
+  };
+  register_scheduler(
+      {"eirene", "", "Zhou diss. ch. 4 (Eirene) [seed002 §6]",
+       "Eagle plus Coordinated Cold Data Migration (probe-triggered input migration, fast lane, 15 % speedup) and "
+       "Scheduler-Aware Task Cloning (surplus probes clone running short tasks)",
+       params},
+      [](const Params& p) {
+        HybridConfig c;
+        c.sss = c.sbp = c.srpt = true;
+        c.probe_ratio = p.number("probe_ratio");
+        c.min_probes = p.integer("min_probes");
+        c.starvation_cap = p.number("starvation_cap");
+        return std::make_unique<EireneScheduler>(c, p);
+      });
+}
+
+}  // namespace schedlab::worker
