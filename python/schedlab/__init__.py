@@ -16,6 +16,7 @@ from ._simulate import Result, simulate
 from ._workload import JOB_COLUMNS, TASK_COLUMNS, Workload
 from .pyscheduler import ANY, DONE, MAP, NODE_LOCAL, PENDING, RACK_LOCAL, REDUCE, RUNNING, Scheduler
 from . import schedulers, synthetic, datasets
+from . import mrcp, wordcount  # noqa: F401  (registers the mrcp scheduler and the WordCount datasets)
 from . import faults, speculation
 from . import hybrid
 from .traces import read_trace

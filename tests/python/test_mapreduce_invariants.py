@@ -7,7 +7,7 @@ import pytest
 import schedlab as sl
 from conftest import assert_slot_invariants
 
-TYPED = {"fifo", "fair", "capacity", "edf"}  # schedulers that keep Hadoop's static slot types
+TYPED = {"fifo", "fair", "capacity", "edf", "edf_ideal"}  # schedulers that keep Hadoop's static slot types
 
 
 def mapreduce_schedulers():

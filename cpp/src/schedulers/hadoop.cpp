@@ -3,7 +3,11 @@
 //              most one off-switch map and one reduce per heartbeat [seed003 §3.2, seed004 §3.2,
 //              seed000 §1.4]
 //   edf      — the same code with the job queue sorted by deadline (MRCP paper's EDF-Scheduler,
-//              seed004 §3)
+//              seed004 §3.1-3.2: slowstart, load-factor cap, one reduce per heartbeat)
+//   edf_ideal — job-level EDF list scheduling with reduce gating, the sensitivity variant of
+//              seed004 §3.2 [I]: every free slot to the earliest-deadline job with a pending
+//              task, no load-factor cap, no off-switch limit, reduces only once all their job's
+//              maps are done, as many reduces per heartbeat as there are free slots
 //   fair     — Fair Scheduler: pools with weights and min shares, FairShareComparator, separate
 //              map and reduce domains, CapBasedLoadManager, assignmultiple, delay scheduling
 //              [seed003 §2.3, §3.1; seed000 §1.4]
@@ -35,13 +39,15 @@ ParamSpec admission_param() {
 }
 
 // ------------------------------------------------------------------------------------------
-// FIFO / EDF: Hadoop 1.2.1 JobQueueTaskScheduler.assignTasks.
+// FIFO / EDF: Hadoop 1.2.1 JobQueueTaskScheduler.assignTasks; `ideal` turns it into EDF list
+// scheduling (edf_ideal).
 class FifoScheduler : public Scheduler {
  public:
-  FifoScheduler(const Params& p, bool by_deadline)
+  FifoScheduler(const Params& p, bool by_deadline, bool ideal = false)
       : by_deadline_(by_deadline),
+        ideal_(ideal),
         admission_(p.integer("k")),
-        load_cap_(p.boolean("load_factor_cap")),
+        load_cap_(!ideal && p.boolean("load_factor_cap")),
         strict_(p.has("strict_locality") && p.boolean("strict_locality")) {}
 
   void init(Sim& sim) override {
@@ -65,6 +71,7 @@ class FifoScheduler : public Scheduler {
   void on_job_finished(Sim&, int32_t job) override { queue_.erase(std::find(queue_.begin(), queue_.end(), job)); }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
+    if (ideal_) return list_schedule(sim, node);
     const auto& wl = sim.workload();
     // remaining loads over the running jobs
     double rem_maps = 0, rem_reduces = 0;
@@ -128,7 +135,35 @@ class FifoScheduler : public Scheduler {
   }
 
  private:
+  // edf_ideal: every free slot goes to the first job in queue order with a runnable task (a
+  // local map if the job has one, else any); reduces wait for all their job's maps.
+  void list_schedule(Sim& sim, int32_t node) {
+    const auto& wl = sim.workload();
+    while (sim.free_slots(node, kMap) > 0) {
+      int32_t t = -1;
+      for (int32_t j : queue_) {
+        if (!admission_.may_run(j, kMap) || sim.job(j).pending[kMap] == 0) continue;
+        t = sim.find_map(j, node, kRackLocal);
+        if (t < 0) t = sim.find_map(j, node, kRemote);
+        if (t >= 0) break;
+      }
+      if (t < 0) break;
+      sim.launch(t, node);
+    }
+    while (sim.free_slots(node, kReduce) > 0) {
+      int32_t t = -1;
+      for (int32_t j : queue_) {
+        if (!admission_.may_run(j, kReduce) || sim.job(j).done[kMap] < wl.n_maps[j]) continue;
+        t = sim.find_reduce(j);
+        if (t >= 0) break;
+      }
+      if (t < 0) break;
+      sim.launch(t, node);
+    }
+  }
+
   bool by_deadline_;
+  bool ideal_;
   AdmissionControl admission_;
   bool load_cap_;
   bool strict_;
@@ -398,6 +433,11 @@ void register_hadoop_schedulers() {
        {admission_param(),
         ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor")}},
       [](const Params& p) { return std::make_unique<FifoScheduler>(p, true); });
+  register_scheduler(
+      {"edf_ideal", "", "EDF list scheduling with reduce gating, the sensitivity variant of the EDF-Scheduler [seed004 §3.2]",
+       "every free slot to the earliest-deadline job; reduces only after all their job's maps; no load cap or per-heartbeat limits",
+       {admission_param()}},
+      [](const Params& p) { return std::make_unique<FifoScheduler>(p, true, true); });
   register_scheduler(
       {"fair", "", "Hadoop 1.x Fair Scheduler with delay scheduling [seed003 §2.3, §3.1; seed000 §1.4]; strict_locality: HFS-S [seed001 §4.4]",
        "pools (users) with weights and min shares; separate map and reduce fairness; delay scheduling",
