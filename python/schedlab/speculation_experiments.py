@@ -143,8 +143,9 @@ def run_sepb(batches=(5, 10, 20), percentages=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), se
             wl = sepb_workload(jobs, seed)
             variants = [("none", None, {}), ("hadoop", None, {})]
             variants += [("sepb", p, {"percentage": p}) for p in percentages]
+            variants += [("sepb without kill", 1.0, {"percentage": 1.0, "kill_factor": 0})]
             for spec, pct, params in variants:
-                r = simulate(cl, wl, scheduler, seed=seed, faults=sepb_faults(), speculation=spec,
+                r = simulate(cl, wl, scheduler, seed=seed, faults=sepb_faults(), speculation=spec.split()[0],
                              **({"speculation_params": params} if params else {}))
                 s = r.summary()
                 rows.append({"seed": seed, "jobs": jobs, "speculation": spec, "percentage": pct,

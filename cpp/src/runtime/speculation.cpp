@@ -25,6 +25,7 @@ struct Stat {
   double n = 0, sum = 0, sumsq = 0;
   void add(double x) { n += 1; sum += x; sumsq += x * x; }
   void merge(const Stat& o) { n += o.n; sum += o.sum; sumsq += o.sumsq; }
+  void remove(double x) { n -= 1; sum -= x; sumsq -= x * x; }
   double mean() const { return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN(); }
   double sd() const {
     if (n < 2) return 0;
@@ -52,6 +53,7 @@ class Estimator {
   void init(const Sim& sim) {
     stats_.assign(2 * sim.workload().n_jobs(), Stat{});
     node_stats_.clear();
+    tracker_means_.clear();
     n_nodes_ = sim.n_nodes();
   }
   // Successful attempts feed the finished-duration statistics of their job and stage.
@@ -62,7 +64,16 @@ class Estimator {
     const int64_t key = 2 * int64_t(wl.task_job[at.task]) + wl.task_stage[at.task];
     const double d = at.finish - at.start;
     stats_[key].add(d);
-    node_stats_[key * n_nodes_ + at.node].add(d);
+    Stat& mine = node_stats_[key * n_nodes_ + at.node];
+    Stat& means = tracker_means_[key];
+    if (mine.n > 0) means.remove(mine.mean());
+    mine.add(d);
+    means.add(mine.mean());
+  }
+  // Mean and spread of the per-node mean durations of a job's stage (Hadoop's slow-tracker test).
+  const Stat* tracker_means(int32_t job, int stage) const {
+    auto it = tracker_means_.find(2 * int64_t(job) + stage);
+    return it == tracker_means_.end() ? nullptr : &it->second;
   }
   const Stat& finished(int32_t job, int stage) const { return stats_[2 * int64_t(job) + stage]; }
   const Stat* finished_on(int32_t job, int stage, int32_t node) const {
@@ -102,7 +113,7 @@ class Estimator {
 
  private:
   std::vector<Stat> stats_;
-  std::unordered_map<int64_t, Stat> node_stats_;
+  std::unordered_map<int64_t, Stat> node_stats_, tracker_means_;
   int64_t n_nodes_ = 0;
 };
 
@@ -169,8 +180,62 @@ class SpeculatorBase : public Speculator {
     return false;
   }
 
+  // The running attempts grouped by (job, stage), refreshed at most once per `ttl` seconds: the
+  // JobTracker sees progress as of each tracker's last heartbeat, so heartbeat-driven
+  // speculators use estimates up to one heartbeat interval old. Whether an attempt still runs
+  // alone is checked live (still_alone).
+  struct Group {
+    size_t begin, end;  // range of snap_ (and of sorted_rates_)
+    Stat rates;         // progress rates of the attempts running alone
+  };
+  void refresh(const Sim& sim, double ttl) {
+    if (snap_time_ >= 0 && sim.now() - snap_time_ < ttl) return;
+    snap_time_ = sim.now();
+    est_.snapshot(sim, snap_);
+    std::sort(snap_.begin(), snap_.end(), [](const Running& x, const Running& y) {
+      if (x.job != y.job) return x.job < y.job;
+      if (x.stage != y.stage) return x.stage < y.stage;
+      return x.attempt < y.attempt;
+    });
+    groups_.clear();
+    sorted_rates_.resize(snap_.size());
+    for (size_t i = 0; i < snap_.size();) {
+      size_t e = i;
+      Group g{i, i, Stat{}};
+      while (e < snap_.size() && snap_[e].job == snap_[i].job && snap_[e].stage == snap_[i].stage) {
+        if (snap_[e].alone) g.rates.add(snap_[e].rate);
+        sorted_rates_[e] = snap_[e].rate;
+        ++e;
+      }
+      g.end = e;
+      std::sort(sorted_rates_.begin() + i, sorted_rates_.begin() + e);
+      groups_.emplace(2 * int64_t(snap_[i].job) + snap_[i].stage, g);
+      i = e;
+    }
+  }
+  void invalidate() { snap_time_ = -1; }
+  const Group* group(int32_t job, int stage) const {
+    auto it = groups_.find(2 * int64_t(job) + stage);
+    return it == groups_.end() ? nullptr : &it->second;
+  }
+  // q-quantile of the progress rates of a group's running attempts
+  double rate_percentile(const Group& g, double q) const {
+    const size_t n = g.end - g.begin;
+    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+    const double pos = q * (n - 1);
+    const size_t lo = size_t(std::floor(pos)), hi = size_t(std::ceil(pos));
+    const double a = sorted_rates_[g.begin + lo], b = sorted_rates_[g.begin + hi];
+    return a + (b - a) * (pos - lo);
+  }
+  static bool still_alone(const Sim& sim, const Running& r) {
+    return sim.attempt(r.attempt).status == kRunning && sim.running_attempts(r.task) == 1;
+  }
+
   Estimator est_;
   std::vector<Running> snap_;
+  std::unordered_map<int64_t, Group> groups_;
+  std::vector<double> sorted_rates_;
+  double snap_time_ = -1;
   std::vector<Request> requests_;
   std::map<std::string, double> counters_;
   int64_t launched_ = 0, max_running_ = 0;
@@ -206,7 +271,6 @@ class HadoopSpeculator : public SpeculatorBase {
   // type offers a copy before the jobs behind it get their pending tasks. Before the scheduler
   // runs, copies go to the jobs (in submission order) ahead of the first job with pending work.
   void speculate_ahead(Sim& sim, int32_t node) {
-    bool snapped = false;
     for (int stage = 0; stage < 2; ++stage) {
       if (sim.free_slots(node, stage) <= 0 || sim.total_running(stage) == 0 || sim.total_pending(stage) == 0) continue;
       if (!allowed(sim, stage)) continue;
@@ -214,26 +278,21 @@ class HadoopSpeculator : public SpeculatorBase {
         int32_t task = -1;
         for (int32_t j : sim.active_jobs()) {
           if (sim.job(j).pending[stage] > 0 && (stage == kMap || sim.reduces_allowed(j))) break;
-          if (sim.job(j).running[stage] == 0) continue;
-          if (!snapped) { est_.snapshot(sim, snap_); snapped = true; }
           task = find_speculative(sim, j, stage, node);
           if (task >= 0) break;
         }
         if (task < 0 || !sim.fits(task, node, stage)) break;
         launch_copy(sim, task, node);
-        est_.snapshot(sim, snap_);
       }
     }
   }
 
   // Fills the slots of `node` the scheduler left free with copies, jobs in submission order.
   void speculate_on(Sim& sim, int32_t node) {
-    bool snapped = false;
     for (int stage = 0; stage < 2; ++stage) {
       if (sim.free_slots(node, stage) <= 0 || sim.total_running(stage) == 0) continue;
       if (!allowed(sim, stage)) continue;
       for (int guard = sim.free_slots(node, stage); guard > 0; --guard) {
-        if (!snapped) { est_.snapshot(sim, snap_); snapped = true; }
         int32_t task = -1;
         for (int32_t j : sim.active_jobs()) {
           task = find_speculative(sim, j, stage, node);
@@ -241,20 +300,15 @@ class HadoopSpeculator : public SpeculatorBase {
         }
         if (task < 0 || !sim.fits(task, node, stage)) break;
         launch_copy(sim, task, node);
-        est_.snapshot(sim, snap_);
       }
     }
   }
 
-  bool slow_tracker(const Sim& sim, int32_t job, int stage, int32_t node) const {
+  bool slow_tracker(int32_t job, int stage, int32_t node) const {
     const Stat* mine = est_.finished_on(job, stage, node);
     if (!mine || mine->n == 0) return false;
-    Stat means;
-    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
-      const Stat* s = est_.finished_on(job, stage, n);
-      if (s && s->n > 0) means.add(s->mean());
-    }
-    return mine->mean() - means.mean() > slow_node_ * means.sd();
+    const Stat* means = est_.tracker_means(job, stage);
+    return mine->mean() - means->mean() > slow_node_ * means->sd();
   }
 
   bool at_cap(const Sim& sim, int32_t job, int stage) const {
@@ -267,20 +321,19 @@ class HadoopSpeculator : public SpeculatorBase {
     return spec / running >= spec_cap_;
   }
 
-  int32_t find_speculative(const Sim& sim, int32_t job, int stage, int32_t node) const {
+  int32_t find_speculative(Sim& sim, int32_t job, int stage, int32_t node) {
     if (sim.job(job).running[stage] == 0) return -1;
-    if (slow_tracker(sim, job, stage, node) || at_cap(sim, job, stage)) return -1;
-    Stat rates;
-    for (const Running& r : snap_)
-      if (r.job == job && r.stage == stage && r.alone) rates.add(r.rate);
-    if (rates.n == 0) return -1;
-    const double limit = rates.mean() - slow_task_ * rates.sd();
+    if (slow_tracker(job, stage, node) || at_cap(sim, job, stage)) return -1;
+    refresh(sim, sim.heartbeat_interval());
+    const Group* g = group(job, stage);
+    if (!g || g->rates.n == 0) return -1;
+    const double limit = g->rates.mean() - slow_task_ * g->rates.sd();
     int32_t best = -1;
     double best_left = -1;
-    for (const Running& r : snap_) {
-      if (r.job != job || r.stage != stage || !r.alone || r.elapsed < lag_ || r.progress >= 1) continue;
-      if (!(limit - r.rate > 0)) continue;
-      if (Estimator::ran_on(sim, r.task, node)) continue;
+    for (size_t i = g->begin; i < g->end; ++i) {
+      const Running& r = snap_[i];
+      if (!(r.rate < limit) || r.progress >= 1 || sim.now() - sim.attempt(r.attempt).start < lag_) continue;
+      if (!still_alone(sim, r) || Estimator::ran_on(sim, r.task, node)) continue;
       // Hadoop sorts by progressRate / max(1e-4, 1 - progress): the longest time left first
       const double left = (1.0 - r.progress) / std::max(r.rate, 1e-12);
       if (left > best_left) { best_left = left; best = r.task; }
@@ -342,21 +395,20 @@ class SepbSpeculator : public HadoopSpeculator {
   bool allowed(Sim& sim, int stage) override { return !pending_in_checked_jobs(sim, stage); }
 
  private:
-  bool overdue(const Running& r) const {
+  bool overdue(const Sim& sim, const Running& r) const {
     if (killed_[r.task]) return false;
     const Stat& s = est_.finished(r.job, r.stage);
-    return s.n > 0 && r.elapsed > kill_factor_ * s.mean();
+    return s.n > 0 && sim.now() - sim.attempt(r.attempt).start > kill_factor_ * s.mean();
   }
   void replace_stragglers(Sim& sim, int32_t node) {
-    bool snapped = false;
     for (int stage = 0; stage < 2; ++stage) {
       while (sim.free_slots(node, stage) > 0 && sim.total_running(stage) > 0) {
-        if (!snapped) { est_.snapshot(sim, snap_); snapped = true; }
+        refresh(sim, sim.heartbeat_interval());
         const Running* worst = nullptr;
         double worst_ratio = 0;
         for (const Running& r : snap_) {
-          if (r.stage != stage || r.node == node || !overdue(r) || sim.attempt(r.attempt).status != kRunning) continue;
-          const double ratio = r.elapsed / est_.finished(r.job, r.stage).mean();
+          if (r.stage != stage || r.node == node || !overdue(sim, r) || sim.attempt(r.attempt).status != kRunning) continue;
+          const double ratio = (sim.now() - sim.attempt(r.attempt).start) / est_.finished(r.job, r.stage).mean();
           if (ratio > worst_ratio) { worst_ratio = ratio; worst = &r; }
         }
         if (!worst) break;
@@ -368,6 +420,17 @@ class SepbSpeculator : public HadoopSpeculator {
       }
     }
   }
+  void kill_stragglers(Sim& sim) {
+    if (sim.now() < next_kill_check_) return;
+    next_kill_check_ = sim.now() + sim.heartbeat_interval();
+    refresh(sim, 0);
+    for (const Running& r : snap_) {
+      if (!overdue(sim, r) || sim.attempt(r.attempt).status != kRunning) continue;
+      killed_[r.task] = 1;
+      sim.kill(r.attempt);
+      counters_["sepb_kills"] += 1;
+    }
+  }
   bool pending_in_checked_jobs(Sim& sim, int stage) const {
     const auto& jobs = sim.active_jobs();
     const int64_t max_num = int64_t(std::ceil(percentage_ * double(jobs.size()) - 1e-9));
@@ -376,17 +439,6 @@ class SepbSpeculator : public HadoopSpeculator {
       if (sim.job(j).pending[stage] > 0 && (stage == kMap || sim.reduces_allowed(j))) return true;
     }
     return false;
-  }
-  void kill_stragglers(Sim& sim) {
-    if (sim.now() < next_kill_check_) return;
-    next_kill_check_ = sim.now() + sim.heartbeat_interval();
-    est_.snapshot(sim, snap_);
-    for (const Running& r : snap_) {
-      if (!overdue(r) || sim.attempt(r.attempt).status != kRunning) continue;
-      killed_[r.task] = 1;
-      sim.kill(r.attempt);
-      counters_["sepb_kills"] += 1;
-    }
   }
   double percentage_, kill_factor_;
   bool replace_;
@@ -438,18 +490,21 @@ class YarnSpeculator : public SpeculatorBase {
  private:
   int compute(Sim& sim) {
     if (sim.total_running(kMap) + sim.total_running(kReduce) == 0) return 0;
-    est_.snapshot(sim, snap_);
+    refresh(sim, 0);
     int made = 0;
     const auto& wl = sim.workload();
     for (int32_t j : sim.active_jobs()) {
       for (int stage = 0; stage < 2; ++stage) {
         const JobState& js = sim.job(j);
         if (js.running[stage] == 0) continue;
+        const Group* g = group(j, stage);
+        if (!g) continue;
         const Stat& fin = est_.finished(j, stage);
         int32_t best = -1;
         double best_value = 0;
-        for (const Running& r : snap_) {
-          if (r.job != j || r.stage != stage || !r.alone || requested(r.task)) continue;
+        for (size_t i = g->begin; i < g->end; ++i) {
+          const Running& r = snap_[i];
+          if (!r.alone || requested(r.task)) continue;
           if (fin.n < min_finished_ || r.progress <= 0) continue;
           const double est_end = r.est_end;                       // Eq. 5.1
           const double rep_end = sim.now() + fin.mean();           // Eq. 5.2
@@ -515,48 +570,50 @@ class LateSpeculator : public SpeculatorBase {
     node_done_[sim.attempt(a).node] += 1.0;
   }
   void on_heartbeat(Sim& sim, int32_t node) override {
-    bool snapped = false;
     for (int stage = 0; stage < 2; ++stage) {
       for (int guard = sim.free_slots(node, stage); guard > 0; --guard) {
         const double slots = double(sim.total_map_slots() + sim.total_reduce_slots());
         if (double(sim.speculative_running_total()) >= cap_ * slots) return;
         if (sim.total_running(stage) == 0) break;
-        if (!snapped) { est_.snapshot(sim, snap_); snapped = true; if (slow_node(sim, node)) return; }
+        refresh_nodes(sim);
+        if (node_total_[node] < slow_node_limit_) return;  // SlowNodeThreshold
         const int32_t task = pick(sim, node, stage);
         if (task < 0 || !sim.fits(task, node, stage)) break;
         launch_copy(sim, task, node);
-        est_.snapshot(sim, snap_);
       }
     }
   }
 
  private:
-  bool slow_node(const Sim& sim, int32_t node) {
-    // node progress: finished attempts plus the progress of those running there
-    std::vector<double> total(node_done_);
-    for (const Running& r : snap_) total[r.node] += r.progress;
-    std::vector<double> up;
-    for (int32_t n = 0; n < sim.n_nodes(); ++n) if (sim.node_up(n)) up.push_back(total[n]);
-    return total[node] < percentile(up, slow_node_);
+  // node progress: finished attempts plus the progress of those running there; the threshold
+  // is the SlowNodeThreshold percentile over the up nodes (recomputed with the snapshot)
+  void refresh_nodes(const Sim& sim) {
+    const double before = snap_time_;
+    refresh(sim, sim.heartbeat_interval());
+    if (snap_time_ == before && !node_total_.empty()) return;
+    node_total_ = node_done_;
+    for (const Running& r : snap_) node_total_[r.node] += r.progress;
+    up_.clear();
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) if (sim.node_up(n)) up_.push_back(node_total_[n]);
+    slow_node_limit_ = percentile(up_, slow_node_);
   }
   int32_t pick(const Sim& sim, int32_t node, int stage) {
     int32_t best = -1;
     double best_left = -1;
     for (const Running& r : snap_) {
-      if (r.stage != stage || !r.alone || r.elapsed < min_elapsed_ || r.progress <= 0) continue;
-      if (Estimator::ran_on(sim, r.task, node)) continue;
-      if (r.time_left <= best_left) continue;
+      if (r.stage != stage || r.progress <= 0 || r.time_left <= best_left) continue;
+      if (sim.now() - sim.attempt(r.attempt).start < min_elapsed_) continue;
       // SlowTaskThreshold among the running tasks of the same job and stage
-      rates_.clear();
-      for (const Running& o : snap_) if (o.job == r.job && o.stage == stage) rates_.push_back(o.rate);
-      if (!(r.rate < percentile(rates_, slow_task_))) continue;
+      if (!(r.rate < rate_percentile(*group(r.job, r.stage), slow_task_))) continue;
+      if (!still_alone(sim, r) || Estimator::ran_on(sim, r.task, node)) continue;
       best_left = r.time_left;
       best = r.task;
     }
     return best;
   }
   double cap_, slow_node_, slow_task_, min_elapsed_;
-  std::vector<double> node_done_, rates_;
+  std::vector<double> node_done_, node_total_, up_;
+  double slow_node_limit_ = 0;
 };
 
 std::vector<ParamSpec> late_params() {
