@@ -22,6 +22,7 @@
 #include "common.h"
 #include "schedlab/mapreduce.h"
 #include "schedlab/registry.h"
+#include "schedlab/speculation.h"
 
 namespace py = pybind11;
 
@@ -224,6 +225,12 @@ void bind_python_scheduler(py::module_& m) {
            py::arg("node"), py::arg("slot_type"))
       .def("fits", [](const V& v, int64_t t, int64_t n, int s) { return v.get().fits(v.task(t), v.node(n), V::stage(s)); },
            py::arg("task"), py::arg("node"), py::arg("slot_type"))
+      .def("node_up", [](const V& v, int64_t n) { return v.get().node_up(v.node(n)); }, py::arg("node"),
+           "False while the node is down (crashed, not yet restarted)")
+      .def("effective_speed", [](const V& v, int64_t n) { return v.get().effective_speed(v.node(n)); }, py::arg("node"),
+           "the node's speed divided by its current slowdown (0 while down)")
+      .def("progress", [](const V& v, int64_t a) { return v.get().progress(v.attempt(a)); }, py::arg("attempt"),
+           "Hadoop's progress score now: maps the fraction done; reduces 1/3 copy + 1/3 sort + 1/3 reduce")
       .def("total_pending", [](const V& v, int s) { return v.get().total_pending(V::stage(s)); }, py::arg("stage"))
       .def("total_running", [](const V& v, int s) { return v.get().total_running(V::stage(s)); }, py::arg("stage"))
       // finding pending tasks (Hadoop's per-job task caches)
@@ -284,7 +291,10 @@ void bind_python_scheduler(py::module_& m) {
           SimView* v;
           ~Clear() { v->sim = nullptr; }
         } clear{view};
-        mr::Sim sim(*cluster, *workload, sched, mr::Options::from(op), seed);
+        const mr::Options opt = mr::Options::from(op);
+        auto spec = mr::make_speculator(opt.speculation, opt.speculation_params);  // speculation composes here too
+        mr::Sim sim(*cluster, *workload, sched, opt, seed);
+        sim.set_speculator(spec.get());
         SimResult r;
         {
           py::gil_scoped_release release;

@@ -258,3 +258,27 @@ def test_esplash_places_copies_only_on_eligible_nodes():
     assert (speed[spec["node"].to_numpy()] >= speed[spec["orig_node"].to_numpy()]).all()
     slowed = (spec["node"] == 7) & (spec["start"] >= 100) & (spec["start"] < 1100)
     assert not slowed.any()
+
+
+def test_python_schedulers_compose_with_faults_and_speculation(cluster, workload):
+    seen = []
+
+    class Greedy(sl.Scheduler):
+        def on_heartbeat(self, sim, node):
+            assert sim.node_up(node)
+            for job in sim.active_jobs():
+                while sim.free_slots(node, sl.MAP) > 0 and (t := sim.find_map(job, node)) >= 0:
+                    a = sim.launch(t, node)
+                    seen.append(sim.progress(a))
+                while sim.free_slots(node, sl.REDUCE) > 0 and sim.reduces_allowed(job) and (t := sim.find_reduce(job)) >= 0:
+                    sim.launch(t, node)
+
+    r = sl.simulate(cluster, workload, Greedy(), seed=1, faults=FAULTS, detection_delay=60, speculation="late",
+                    time_limit=1e6)
+    assert r.jobs["finish_time"].notna().all()
+    assert r.tasks["speculative"].sum() > 0
+    assert set(seen) == {0.0}  # a new attempt has made no progress
+    assert_no_attempt_on_down_node(r)
+    assert_lost_maps_recomputed(r)
+    ok = r.tasks[r.tasks["status"] == "succeeded"]["task_id"].value_counts()
+    assert len(ok) == workload.n_tasks and (ok == 1).all()
