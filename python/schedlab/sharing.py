@@ -74,7 +74,8 @@ def eligible_nodes(cluster: Cluster, where=None, *, node_types=None, nodes=None)
 def micro_cluster() -> Cluster:
     """The micro-benchmark cluster [seed002 §7.6, Table 5.3]: 20 nodes, types 0..3 (performance
     1, 1.5, 2, 3 via :data:`MICRO_PERFORMANCE_OPTION`), 5 nodes each, 4 cores and 4 GB per node."""
-    return Cluster(nodes=20, racks=1, vcores=4.0, memory=4.0, node_types=np.repeat(np.arange(4), 5), slots=4)
+    return Cluster(nodes=20, racks=1, map_slots=4, reduce_slots=0, vcores=4.0, memory=4.0,
+                   node_types=np.repeat(np.arange(4), 5))
 
 
 def _durations(rng, mean, n, kind):
@@ -142,8 +143,9 @@ def macro_cluster(seed: int = 0, nodes: int = 100) -> tuple[Cluster, pd.DataFram
     mem = 128.0 * rng.choice([0.25, 0.5, 0.75, 1.0], size=nodes, p=[0.3, 0.5, 0.1, 0.1])
     types = rng.permutation(np.repeat(np.arange(10), nodes // 10))
     attrs = pd.DataFrame({a: rng.random(nodes) < p for a, p in MACRO_ATTRIBUTES.items()})
-    cluster = Cluster(nodes=nodes, racks=1, vcores=cores, memory=mem, node_types=types,
-                      slots=cores.astype(np.int32))
+    slots = np.maximum(cores.astype(np.int32), 1)  # one slot per core (used by the generic summary)
+    cluster = Cluster(nodes=nodes, racks=1, map_slots=slots, reduce_slots=0, vcores=cores, memory=mem,
+                      node_types=types)
     return cluster, attrs
 
 
@@ -208,12 +210,13 @@ def macro_workload(cluster: Cluster, attrs: pd.DataFrame, seed: int = 0, *, jobs
         sigma = np.log(430 / 28) / 1.2816
         work_per_task = [np.minimum(np.exp(rng.normal(np.log(28), sigma, n)), max_work) for n in ntasks]
         source = "synthetic"
-    nodes = cluster.nodes
-    names = list(attrs.columns)
-    prev = attrs.mean().to_numpy(float)
+    node_vc = cluster.nodes["vcores"].to_numpy(float)
+    node_mem = cluster.nodes["memory"].to_numpy(float)
+    has = attrs.to_numpy(bool)  # nodes x attributes
+    prev = has.mean(axis=0)
     elig = []
     for j in range(jobs):
-        fits = (nodes["vcores"].to_numpy() >= cpus[j]) & (nodes["memory"].to_numpy() >= mem[j])
+        fits = (node_vc >= cpus[j]) & (node_mem >= mem[j])
         if not fits.any():
             raise ValueError(f"macro_workload: job {j}'s task <{cpus[j]} cores, {mem[j]} GB> fits no node")
         if rng.random() < unconstrained:
@@ -221,8 +224,8 @@ def macro_workload(cluster: Cluster, attrs: pd.DataFrame, seed: int = 0, *, jobs
             continue
         for _ in range(1000):
             k = 1 if rng.random() < 0.7 else 2
-            req = rng.choice(len(names), size=k, replace=False, p=prev / prev.sum())
-            ok = attrs[[names[i] for i in req]].all(axis=1).to_numpy() & fits
+            req = rng.choice(has.shape[1], size=k, replace=False, p=prev / prev.sum())
+            ok = has[:, req].all(axis=1) & fits
             if ok.any():
                 elig.append(np.flatnonzero(ok).tolist())
                 break

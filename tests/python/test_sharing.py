@@ -69,6 +69,11 @@ def test_invariants_micro1(scheduler, scaling):
     r = sl.simulate(cluster, wl, scheduler, seed=0, performance=MICRO, runtime_scaling=scaling)
     assert r.jobs["finish_time"].notna().all()
     assert_share_invariants(r, sh.MICRO_PERFORMANCE, scaled=scaling == "performance")
+    # vcore utilization from the attempts: busy vcore-seconds / (capacity x span)
+    t = r.tasks
+    busy = ((t["finish"] - t["start"]) * 1.0).sum()  # every task is <1 core, 1 GB>
+    assert r.counters["vcore_utilization"] == pytest.approx(busy / (80 * r.end_time))
+    assert 0 < r.counters["vcore_utilization"] <= 1
 
 
 @pytest.mark.parametrize("scheduler", SHARE)

@@ -489,6 +489,16 @@ SimResult Sim::run() {
   r.att_speculative.assign(na, 0);
   r.att_extra["performance"] = att_perf_;
   r.counters["tasks_launched"] = double(na);
+  // busy vcore-seconds (and memory) over capacity x the span from the first arrival to the end
+  double busy_vc = 0, busy_mem = 0;
+  for (size_t i = 0; i < na; ++i) {
+    const double end = att_status_[i] == kRunning ? now_ : att_finish_[i];
+    busy_vc += wl_.vcores[att_task_[i]] * (end - att_start_[i]);
+    busy_mem += wl_.memory[att_task_[i]] * (end - att_start_[i]);
+  }
+  const double span = nj > 0 ? now_ - wl_.submit_time[0] : 0;
+  r.counters["vcore_utilization"] = span > 0 && total_vcores_ > 0 ? busy_vc / (total_vcores_ * span) : kNaN;
+  r.counters["memory_utilization"] = span > 0 && total_memory_ > 0 ? busy_mem / (total_memory_ * span) : kNaN;
   r.counters["users"] = double(n_users());
   r.counters["progress_share_jain"] = disp_samples_ ? jain_sum_ / disp_samples_ : kNaN;
   r.counters["progress_share_jain_min"] = disp_samples_ ? jain_min_ : kNaN;
