@@ -1,0 +1,59 @@
+"""Executes notebooks/deadlines.ipynb with small parameters (SCHEDLAB_SMALL=1) and checks the
+MRCP paper's claims on its results (seed004 §5.4): mrcp never has more late jobs than edf and
+has fewer at the highest tested rate of every workload; its scheduling work per job is a small
+fraction of the turnaround (measured by CP-SAT's deterministic time, so the check does not
+depend on the machine)."""
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import pytest
+
+from conftest import REPO
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ortools")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    path = REPO / "notebooks" / "deadlines.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "notebook stored with outputs"
+    out = tmp_path_factory.mktemp("deadlines") / "deadlines.csv"
+    env = {"SCHEDLAB_SMALL": "1", "SCHEDLAB_OUT": str(out),
+           "PYTHONPATH": os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
+                                         resources={"metadata": {"path": str(path.parent)}})
+        client.execute()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return pd.read_csv(out)
+
+
+def test_notebook_runs_every_workload_and_overhead_stays_small(results):
+    assert set(results["workload"]) == {"small", "medium", "large", "mix"}
+    assert set(results["scheduler"]) == {"edf", "edf_ideal", "mrcp"}
+    cp = results[results["scheduler"] == "mrcp"]
+    assert (cp["solves"] >= 1).all() and (cp["solves"] <= cp["jobs"]).all()   # at most one re-solve per arrival
+    assert (cp["O_det"] > 0).all() and (cp["O_det"] / cp["T"] < 0.01).all()
+
+
+@pytest.mark.xfail(reason="does not reproduce at the test's size (16 jobs per cell, solver limit 0.01): mrcp has "
+                          "more late jobs than edf on large at 1/77.5 (3 vs 2) and mix at 1/30 (12 vs 10), and "
+                          "neither is late on small; see notebooks/deadlines.ipynb", strict=False)
+def test_mrcp_has_fewer_late_jobs_than_edf(results):
+    late = results.pivot_table(index=["workload", "interarrival"], columns="scheduler", values="late", aggfunc="sum")
+    assert (late["mrcp"] <= late["edf"]).all(), late
+    highest = late.groupby(level="workload").head(1)   # the smallest inter-arrival time (highest rate)
+    assert (highest["edf"] > 0).all(), highest
+    assert (highest["mrcp"] < highest["edf"]).all(), highest
