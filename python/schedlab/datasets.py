@@ -99,3 +99,4 @@ register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort
 # the papers' workloads register themselves on import
 from . import _wang_datasets  # noqa: E402,F401
 from . import _eas_datasets  # noqa: E402,F401
+from . import _dynamicmr_datasets  # noqa: E402,F401

@@ -17,7 +17,9 @@ EAS (seed001) and DynamicMR (seed003):
   map-machine load sampled every N_m map assignments).
 * :func:`best_static_split` — stock Hadoop's best static map/reduce slot split, found by trying
   every split (DynamicMR's baseline, seed003 §6.2).
+* :func:`dynamicmr_cluster` — DynamicMR's testbed, 9 slaves x 12 slots.
 * :func:`speedup` — DynamicMR's performance improvement (T_base / T_new - 1).
+* :func:`eas_experiment`, :func:`eas_strategies`, :data:`EAS_OPTIONS` — the EAS paper's runs.
 """
 from __future__ import annotations
 
@@ -239,6 +241,12 @@ def best_static_split(cluster_factory, workload: Workload, scheduler="fair", *, 
             best = (m, r, float(s[metric]), res)
     return {"map_slots": best[0], "reduce_slots": best[1], "value": best[2], "result": best[3],
             "table": pd.DataFrame(rows)}
+
+
+def dynamicmr_cluster(map_slots: int = 6, reduce_slots: int = 6, nodes: int = 9) -> Cluster:
+    """DynamicMR's testbed (seed003 §6.1): 9 slaves of 12 slots in one rack; the map/reduce
+    split per node is not given in the paper (6 + 6 by default)."""
+    return Cluster(nodes=nodes, racks=1, map_slots=map_slots, reduce_slots=reduce_slots)
 
 
 def speedup(baseline_time: float, new_time: float) -> float:

@@ -12,6 +12,7 @@ void register_engine();
 void register_hadoop_schedulers();
 void register_fresh_schedulers();
 void register_eas_schedulers();
+void register_dynamicmr_schedulers();
 }  // namespace mr
 namespace share {
 void register_engine();
@@ -37,6 +38,7 @@ void ensure_registered() {
     share::register_fair_sharing_schedulers();
     worker::register_engine();
     worker::register_hybrid_schedulers();
+    mr::register_dynamicmr_schedulers();
   });
 }
 }  // namespace

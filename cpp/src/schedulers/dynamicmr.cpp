@@ -1,0 +1,352 @@
+// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler [seed003 §4].
+//
+//   pi_dhsa   — PI-DHSA, pool-independent Dynamic Hadoop Slot Allocation [seed003 §4.2-4.3]:
+//               each phase is shared fairly among pools exactly as in HFS (intra-phase); then
+//               slots one phase leaves unused are lent to the other phase, cluster-wide
+//               (inter-phase), by the four cases of the original paper:
+//                 1. D_M <= N_M and D_R <= N_R: no borrowing;
+//                 2. D_M > N_M and D_R < N_R: maps borrow idle reduce slots, at most
+//                    min(D_M - N_M, floor(pBR (N_R - D_R))) cluster-wide and
+//                    floor(pBR x idle reduce slots) on the tracker per heartbeat;
+//                 3. D_M < N_M and D_R > N_R: the same for reduces in idle map slots (pBM);
+//                 4. both phases over-subscribed: no borrowing.
+//               D = pending + running tasks of runnable jobs (reduces count once slowstart is met);
+//               N = the cluster's slots of that type. The case is decided cluster-wide and the
+//               amount lent capped per tracker (the spec's recommended reading).
+//   pd_dhsa   — PD-DHSA, pool-dependent DHSA [seed003 §4.4]: pools are visited in
+//               FairShareComparator order over their running maps + reduces (pool-level
+//               fairness over all slots); each tries (1) a map in an idle map slot, (2) a
+//               reduce in an idle reduce slot, (3) a map in an idle reduce slot, (4) a reduce in
+//               an idle map slot; one launch, then the pools are re-ordered. Borrowing per
+//               tracker and heartbeat is capped by floor(pBR / pBM x idle slots of the lender);
+//               reduces borrow map slots only while D_M < N_M (without this guard, reduces
+//               waiting in their copy phase can occupy every slot and deadlock the cluster).
+//               If every pool fails only for locality, the slots stay idle until the next
+//               heartbeat (the spec's reading A, default); locality_fallback = true is reading
+//               B: the most deserving locality-blocked job gets one map one level further.
+//   dynamicmr — DHSA (dhsa = "pi" by default, as the paper evaluates it; "pd"; or "none" = plain
+//               HFS) with Slot PreScheduling on [seed003 §4.6-4.7]. SEPB is the speculation
+//               engine's part: speculative attempts are not launched here (see the SEPB hook).
+//
+// Slot PreScheduling [seed003 §4.6] (option `prescheduling`): after the heartbeat's normal
+// assignment, Case 1 — if the tracker has extra idle map slots E > 0 (slots HFS's load cap keeps
+// idle) but no allowable idle map slot (A = 0), the head job in fair-share order launches its
+// node-local pending maps in them, while E > 0. Case 2 (with DHSA) — if no map slot is idle but
+// reduce slots are, the head job's node-local maps borrow up to floor(pBR x idle reduce slots).
+// A = max(0, ceil(min(LF, 1) S_M) - U), LF = (pending + running maps) / N_M, U = used map
+// slots; E = S_M - max(U, ceil(min(LF, 1) S_M)) (extra_slots = "intended", default) or the
+// literal Definition 2, E = S_M - max(U, A) (extra_slots = "literal"). A PreScheduled launch is
+// node-local, so it resets the job's delay-scheduling wait.
+//
+// Slot weights (seed003 §4.2, C2) are the plain case w_M = w_R = 1: a borrowed slot runs one
+// task of the other type. Counters: dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every
+// launch into the other type's slot, PreScheduling's Case 2 included), prescheduled_maps (Case 1),
+// prescheduled_maps_in_reduce_slots (Case 2), locality_fallback_maps (PD-DHSA reading B).
+#include <algorithm>
+#include <cmath>
+
+#include "mr_common.h"
+
+namespace schedlab {
+namespace mr {
+namespace {
+
+enum class Dhsa { kNone, kPI, kPD };
+
+class DynamicMRScheduler : public Scheduler {
+ public:
+  DynamicMRScheduler(const Params& p, const std::string& name, Dhsa dhsa)
+      : name_(name),
+        dhsa_(p.has("dhsa") ? parse_dhsa(p.choice("dhsa")) : dhsa),
+        delay_param_(p.number("locality_delay")),
+        assign_multiple_(p.boolean("assign_multiple")),
+        max_diff_(p.number("load_max_diff")),
+        pbm_(p.number("borrow_map_fraction")),
+        pbr_(p.number("borrow_reduce_fraction")),
+        prescheduling_(p.boolean("prescheduling")),
+        extra_literal_(p.choice("extra_slots") == "literal"),
+        locality_fallback_(p.boolean("locality_fallback")),
+        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {}
+
+  void init(Sim& sim) override {
+    delay_.init(sim, delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval()));
+    pools_.init(sim);
+  }
+  void on_job_submitted(Sim& sim, int32_t job) override { pools_.add(sim, job); }
+  void on_job_finished(Sim& sim, int32_t job) override { pools_.remove(sim, job); }
+
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    delay_.on_heartbeat(sim);
+    if (dhsa_ == Dhsa::kPD) {
+      pd_heartbeat(sim, node);
+    } else {
+      own_slots(sim, node);
+      if (dhsa_ == Dhsa::kPI) pi_borrow(sim, node);
+    }
+    if (prescheduling_) preschedule(sim, node);
+  }
+
+  void finish(Sim&, SimResult& r) override {
+    r.counters["dhsa_maps_in_reduce_slots"] = double(launched_borrowed_[kMap]);
+    r.counters["dhsa_reduces_in_map_slots"] = double(launched_borrowed_[kReduce]);
+    r.counters["prescheduled_maps"] = double(prescheduled_);
+    r.counters["prescheduled_maps_in_reduce_slots"] = double(prescheduled_borrowed_);
+    r.counters["locality_fallback_maps"] = double(fallback_launches_);
+  }
+
+ private:
+  static Dhsa parse_dhsa(const std::string& s) { return s == "pi" ? Dhsa::kPI : s == "pd" ? Dhsa::kPD : Dhsa::kNone; }
+
+  bool runnable(const Sim& sim, int32_t j, int type) const {
+    if (sim.job(j).pending[type] == 0) return false;
+    return type == kMap || sim.reduces_allowed(j);
+  }
+  int32_t own_cap(const Sim& sim, int32_t node, int type) const {
+    const double demand = double(sim.total_pending(type) + sim.total_running(type));
+    return type == kMap ? hfs_load_cap(sim.map_capacity(node), demand, sim.total_map_slots(), max_diff_)
+                        : hfs_load_cap(sim.reduce_capacity(node), demand, sim.total_reduce_slots(), max_diff_);
+  }
+
+  // Launches task t (of stage `type`) of job j on node in a slot of `slot_type`.
+  void launch(Sim& sim, int32_t node, int32_t j, int32_t t, int type, int slot_type) {
+    if (type == kMap) delay_.launched(j, sim.locality(t, node));
+    const int64_t a = sim.launch(t, node, slot_type);
+    if (slot_type != type) {
+      borrowed_[type].push_back(a);
+      ++launched_borrowed_[type];
+    }
+  }
+
+  // One task of stage `type` from the jobs of `pool` in fair order, into a `slot_type` slot.
+  // SEPB hook [seed003 §4.5]: this is where a slot goes to a pending task; a speculative copy
+  // would be considered only after every job checked here has no pending task of the type.
+  bool try_pool(Sim& sim, int32_t node, int32_t pool, int type, int slot_type, int32_t* blocked_job = nullptr) {
+    auto run = [&](int32_t j) { return runnable(sim, j, type); };
+    for (auto& [jk, j] : pools_.order_jobs(sim, pool, type, run)) {
+      if (type == kReduce) {
+        const int32_t t = sim.find_reduce(j);
+        if (t >= 0) { launch(sim, node, j, t, type, slot_type); return true; }
+        continue;
+      }
+      const int32_t t = sim.find_map(j, node, delay_.allowed(j));
+      if (t >= 0) { launch(sim, node, j, t, type, slot_type); return true; }
+      delay_.skipped(j);
+      if (blocked_job && *blocked_job < 0) *blocked_job = j;
+    }
+    return false;
+  }
+  // HFS: one slot of `slot_type` offered to the pools in fair order for tasks of `type`.
+  bool assign_one(Sim& sim, int32_t node, int type, int slot_type) {
+    auto run = [&](int32_t j) { return runnable(sim, j, type); };
+    // order_pools' vector is not touched by try_pool (which only orders jobs)
+    for (auto& [key, p] : pools_.order_pools(sim, 1 << type, run))
+      if (try_pool(sim, node, p, type, slot_type)) return true;
+    return false;
+  }
+
+  // The Fair Scheduler's own-type loop (the same as `fair`): caps from CapBasedLoadManager,
+  // the type with fewer running tasks on the tracker first, assignmultiple.
+  void own_slots(Sim& sim, int32_t node) {
+    const int32_t cap[2] = {own_cap(sim, node, kMap), own_cap(sim, node, kReduce)};
+    int32_t assigned[2] = {0, 0};
+    bool rejected[2] = {false, false};
+    for (;;) {
+      bool can[2];
+      for (int s = 0; s < 2; ++s)
+        can[s] = !rejected[s] && sim.running_on(node, s) < cap[s] && sim.free_slots(node, s) > 0 &&
+                 (assign_multiple_ || assigned[s] == 0);
+      if (!can[0] && !can[1]) break;
+      int type = can[0] ? kMap : kReduce;
+      if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
+      if (assign_one(sim, node, type, type)) assigned[type]++;
+      else rejected[type] = true;
+    }
+  }
+
+  // Runnable demand of each phase: pending + running tasks of jobs that may run them.
+  void demands(const Sim& sim, double d[2]) const {
+    d[kMap] = double(sim.total_pending(kMap) + sim.total_running(kMap));
+    d[kReduce] = 0;
+    for (int32_t j : sim.active_jobs()) {
+      const JobState& js = sim.job(j);
+      d[kReduce] += js.running[kReduce];
+      if (sim.reduces_allowed(j)) d[kReduce] += js.pending[kReduce];
+    }
+  }
+  int64_t borrowed_now(const Sim& sim, int type) {
+    auto& v = borrowed_[type];
+    v.erase(std::remove_if(v.begin(), v.end(), [&](int64_t a) { return sim.attempt(a).status != kRunning; }), v.end());
+    return int64_t(v.size());
+  }
+
+  // PI-DHSA's inter-phase step: the four cases, decided cluster-wide.
+  void pi_borrow(Sim& sim, int32_t node) {
+    double d[2];
+    demands(sim, d);
+    const double n[2] = {double(sim.total_map_slots()), double(sim.total_reduce_slots())};
+    int type;  // the phase that borrows
+    if (d[kMap] > n[kMap] && d[kReduce] < n[kReduce]) type = kMap;            // case 2
+    else if (d[kMap] < n[kMap] && d[kReduce] > n[kReduce]) type = kReduce;    // case 3
+    else return;                                                              // cases 1 and 4
+    const int lender = 1 - type;
+    const double frac = lender == kReduce ? pbr_ : pbm_;
+    const int64_t global = std::min<int64_t>(int64_t(d[type] - n[type]), int64_t(std::floor(frac * (n[lender] - d[lender]) + 1e-9)));
+    int64_t room = global - borrowed_now(sim, type);
+    int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9));
+    int32_t assigned = 0;
+    while (room > 0 && local > 0 && sim.free_slots(node, lender) > 0 && (assign_multiple_ || assigned == 0)) {
+      if (!assign_one(sim, node, type, lender)) break;
+      --room;
+      --local;
+      ++assigned;
+    }
+  }
+
+  // PD-DHSA: pools in fair order over all their slots, four attempts each.
+  void pd_heartbeat(Sim& sim, int32_t node) {
+    const int32_t cap[2] = {own_cap(sim, node, kMap), own_cap(sim, node, kReduce)};
+    int64_t lend[2] = {int64_t(std::floor(pbm_ * sim.free_slots(node, kMap) + 1e-9)),
+                       int64_t(std::floor(pbr_ * sim.free_slots(node, kReduce) + 1e-9))};
+    // Reduces borrow map slots only while the maps' demand leaves map slots unused (D_M < N_M,
+    // as in PI-DHSA's case 3): otherwise reduces waiting for their jobs' maps can take every
+    // slot of the cluster and no map can run again.
+    double d[2];
+    demands(sim, d);
+    if (!(d[kMap] < double(sim.total_map_slots()))) lend[kMap] = 0;
+    auto any_runnable = [&](int32_t j) { return runnable(sim, j, kMap) || runnable(sim, j, kReduce); };
+    bool fell_back = false;
+    for (int32_t round = 0;; ++round) {
+      if (!assign_multiple_ && round > 0) break;
+      const bool own[2] = {sim.running_on(node, kMap) < cap[kMap] && sim.free_slots(node, kMap) > 0,
+                           sim.running_on(node, kReduce) < cap[kReduce] && sim.free_slots(node, kReduce) > 0};
+      const bool borrow[2] = {lend[kReduce] > 0 && sim.free_slots(node, kReduce) > 0,   // a map in a reduce slot
+                              lend[kMap] > 0 && sim.free_slots(node, kMap) > 0};        // a reduce in a map slot
+      if (!own[0] && !own[1] && !borrow[0] && !borrow[1]) break;
+      bool launched = false;
+      int32_t blocked = -1;
+      const auto& order = pools_.order_pools(sim, 3, any_runnable);
+      order_.assign(order.begin(), order.end());  // try_pool reorders jobs only, but keep a stable copy
+      for (auto& [key, p] : order_) {
+        if (own[kMap] && try_pool(sim, node, p, kMap, kMap, &blocked)) { launched = true; break; }             // (1)
+        if (own[kReduce] && try_pool(sim, node, p, kReduce, kReduce)) { launched = true; break; }              // (2)
+        if (borrow[kMap] && try_pool(sim, node, p, kMap, kReduce, &blocked)) { --lend[kReduce]; launched = true; break; }  // (3)
+        if (borrow[kReduce] && try_pool(sim, node, p, kReduce, kMap)) { --lend[kMap]; launched = true; break; }  // (4)
+      }
+      if (launched) continue;
+      // every pool failed; reading B lets the most deserving locality-blocked job go one level on
+      if (locality_fallback_ && !fell_back && blocked >= 0) {
+        fell_back = true;
+        const int slot = own[kMap] ? kMap : (borrow[kMap] ? kReduce : -1);
+        const Locality lvl = delay_.allowed(blocked) == kNodeLocal ? kRackLocal : kRemote;
+        const int32_t t = slot >= 0 ? sim.find_map(blocked, node, lvl) : -1;
+        if (t >= 0) {
+          launch(sim, node, blocked, t, kMap, slot);
+          if (slot != kMap) --lend[kReduce];
+          ++fallback_launches_;
+          continue;
+        }
+      }
+      break;
+    }
+  }
+
+  // The head job for maps in fair-share order, or -1.
+  int32_t head_map_job(Sim& sim) {
+    auto run = [&](int32_t j) { return runnable(sim, j, kMap); };
+    const auto& pools = pools_.order_pools(sim, 1, run);
+    if (pools.empty()) return -1;
+    const auto& jobs = pools_.order_jobs(sim, pools.front().second, kMap, run);
+    return jobs.empty() ? -1 : jobs.front().second;
+  }
+
+  void preschedule(Sim& sim, int32_t node) {
+    const int32_t s_m = sim.map_capacity(node);
+    const int32_t used = sim.running_on(node, kMap);
+    const int32_t usable = own_cap(sim, node, kMap);
+    const int32_t allowable = std::max(0, usable - used);
+    int32_t extra = s_m - std::max(used, extra_literal_ ? allowable : usable);
+    if (extra > 0 && allowable == 0) {  // Case 1: slots the load cap keeps idle
+      const int32_t j = head_map_job(sim);
+      while (j >= 0 && extra > 0 && sim.free_slots(node, kMap) > 0) {
+        const int32_t t = sim.find_map(j, node, kNodeLocal);
+        if (t < 0) break;
+        launch(sim, node, j, t, kMap, kMap);
+        ++prescheduled_;
+        --extra;
+      }
+    }
+    if (dhsa_ != Dhsa::kNone && sim.free_slots(node, kMap) == 0 && sim.free_slots(node, kReduce) > 0) {  // Case 2
+      const int32_t j = head_map_job(sim);
+      int64_t lend = int64_t(std::floor(pbr_ * sim.free_slots(node, kReduce) + 1e-9));
+      while (j >= 0 && lend > 0 && sim.free_slots(node, kReduce) > 0) {
+        const int32_t t = sim.find_map(j, node, kNodeLocal);
+        if (t < 0) break;
+        launch(sim, node, j, t, kMap, kReduce);
+        ++prescheduled_borrowed_;
+        --lend;
+      }
+    }
+  }
+
+  std::string name_;
+  Dhsa dhsa_;
+  double delay_param_;
+  bool assign_multiple_;
+  double max_diff_, pbm_, pbr_;
+  bool prescheduling_, extra_literal_, locality_fallback_;
+  DelayScheduling delay_;
+  FairPools pools_;
+  std::vector<std::pair<FairKey, int32_t>> order_;
+  std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
+  int64_t launched_borrowed_[2] = {0, 0};
+  int64_t prescheduled_ = 0, prescheduled_borrowed_ = 0, fallback_launches_ = 0;
+};
+
+std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dhsa_choice) {
+  std::vector<ParamSpec> v = {
+      ParamSpec::number("locality_delay", -1, -1, 1e6,
+                        "HFS delay scheduling wait in seconds (node->rack after 1x, ->any after 2x); -1 = min(15 s, 1.5 x heartbeat); 0 = off"),
+      ParamSpec::boolean("assign_multiple", true, "assign several tasks per heartbeat (mapred.fairscheduler.assignmultiple)"),
+      ParamSpec::number("load_max_diff", 0, 0, 1, "CapBasedLoadManager max diff (mapred.fairscheduler.load.max.diff)"),
+      ParamSpec::choice("pool_mode", "fair", {"fair", "fifo"}, "how jobs inside a pool share its slots"),
+      ParamSpec::text("pool_weights", "", "pool weights as 'pool:weight,...' (pool = user id); default 1"),
+      ParamSpec::text("min_shares", "", "pool minimum shares in slots as 'pool:slots,...'; default 0"),
+      ParamSpec::number("borrow_map_fraction", 1.0, 0, 1,
+                        "pBM (percentageOfBorrowedMapSlots): fraction of a tracker's idle map slots that reduces may borrow per heartbeat (default not given in the paper; 1.0)"),
+      ParamSpec::number("borrow_reduce_fraction", 1.0, 0, 1,
+                        "pBR (percentageOfBorrowedReduceSlots): fraction of a tracker's idle reduce slots that maps may borrow per heartbeat (default not given in the paper; 1.0)"),
+      ParamSpec::boolean("prescheduling", prescheduling_default,
+                         "Slot PreScheduling: node-local maps of the head job in the slots HFS's load cap leaves idle (and, with DHSA, in idle reduce slots)"),
+      ParamSpec::choice("extra_slots", "intended", {"intended", "literal"},
+                        "PreScheduling's extra idle map slots: 'intended' E = S_M - max(U, ceil(min(LF,1) S_M)) (default); "
+                        "'literal' Definition 2, E = S_M - max(U, A)"),
+      ParamSpec::boolean("locality_fallback", false,
+                         "PD-DHSA when every pool fails only for locality: false = leave the slots idle until the next heartbeat "
+                         "(reading A, default); true = the most deserving blocked job gets one map one locality level further (reading B)"),
+  };
+  if (with_dhsa_choice)
+    v.push_back(ParamSpec::choice("dhsa", "pi", {"pi", "pd", "none"},
+                                  "slot allocation: 'pi' = PI-DHSA (default; the paper evaluates DynamicMR with it), 'pd' = PD-DHSA, "
+                                  "'none' = typed slots as in HFS (PreScheduling alone)"));
+  return v;
+}
+
+}  // namespace
+
+void register_dynamicmr_schedulers() {
+  register_scheduler({"pi_dhsa", "", "DynamicMR PI-DHSA on the Hadoop Fair Scheduler [seed003 §4.2-4.3]",
+                      "pool-independent dynamic slot allocation: HFS per phase, then idle slots of one phase lent to the other",
+                      dynamicmr_params(false, false)},
+                     [](const Params& p) { return std::make_unique<DynamicMRScheduler>(p, "pi_dhsa", Dhsa::kPI); });
+  register_scheduler({"pd_dhsa", "", "DynamicMR PD-DHSA on the Hadoop Fair Scheduler [seed003 §4.2, §4.4]",
+                      "pool-dependent dynamic slot allocation: pools share all slots fairly; map/reduce slots lent within and across pools",
+                      dynamicmr_params(false, false)},
+                     [](const Params& p) { return std::make_unique<DynamicMRScheduler>(p, "pd_dhsa", Dhsa::kPD); });
+  register_scheduler({"dynamicmr", "", "DynamicMR = DHSA + Slot PreScheduling (+ SEPB in the speculation engine) [seed003 §4.1, §4.6-4.7]",
+                      "PI-DHSA (or PD / none) with Slot PreScheduling on the Hadoop Fair Scheduler",
+                      dynamicmr_params(true, true)},
+                     [](const Params& p) { return std::make_unique<DynamicMRScheduler>(p, "dynamicmr", Dhsa::kPI); });
+}
+
+}  // namespace mr
+}  // namespace schedlab
