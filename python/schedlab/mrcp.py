@@ -42,7 +42,9 @@ each solve to the simulated clock (§6.7): ``none`` (decisions take no simulated
 ``measured`` (the wall time of building and solving the model) or ``deterministic`` (CP-SAT's
 deterministic time x ``solver_time_scale`` seconds, reproducible). While a charged solve runs no
 node is given work, as in Hadoop's synchronized heartbeat handler; when it ends every node is
-served. Each solve is logged in the result series ``mrcp_solves``.
+served. Each solve is logged in the result series ``mrcp_solves`` (time, jobs, unstarted and
+running tasks, status 0 optimal / 1 feasible / 2 greedy fallback / 3 nothing to plan, objective
+and the solver's bound on it, late jobs, planned C_max, wall and deterministic solve time).
 """
 from __future__ import annotations
 
@@ -112,6 +114,7 @@ class Plan:
     late_jobs: list
     deterministic_time: float = 0.0
     wall_time: float = 0.0
+    bound: float = float("nan")   # the solver's best lower bound on the objective (gap = objective - bound)
 
 
 def horizon(inst: Instance) -> int:
@@ -326,7 +329,7 @@ def solve(inst: Instance, objective: str = "product", max_deterministic_time: fl
         node[t.id] = next(r for r in range(n_nodes) if (t.id, r) in presence and solver.boolean_value(presence[(t.id, r)]))
     val, late, cm = evaluate(inst, end, objective)
     return Plan("OPTIMAL" if status == cp_model.OPTIMAL else "FEASIBLE", float(val), len(late), cm, node, start,
-                end, late, solver.deterministic_time, wall)
+                end, late, solver.deterministic_time, wall, float(solver.best_objective_bound))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -473,11 +476,11 @@ class MRCP(Scheduler):
         if p["keep_plans"]:
             self.plans.append((inst, plan))
         n_pending = sum(1 for t in inst.tasks if not t.fixed)
-        sim.record("mrcp_solves", ["time", "jobs", "tasks", "running", "status", "objective", "late", "cmax",
+        sim.record("mrcp_solves", ["time", "jobs", "tasks", "running", "status", "objective", "bound", "late", "cmax",
                                    "wall_seconds", "deterministic_time"],
                    [sim.now(), float(len(inst.deadlines)), float(n_pending), float(len(inst.tasks) - n_pending),
-                    float(_STATUS_CODES[plan.status]), plan.objective, float(plan.late), float(plan.cmax) * self.unit,
-                    wall, plan.deterministic_time])
+                    float(_STATUS_CODES[plan.status]), plan.objective, plan.bound, float(plan.late),
+                    float(plan.cmax) * self.unit, wall, plan.deterministic_time])
         mode = p["solver_time"]
         cost = wall if mode == "measured" else plan.deterministic_time * p["solver_time_scale"] if mode == "deterministic" else 0.0
         if cost > 0:

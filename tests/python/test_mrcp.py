@@ -49,6 +49,7 @@ def test_product_objective_trades_a_late_job_for_makespan():
     assert p.status == "OPTIMAL"
     assert (p.late, p.cmax, p.objective) == (4, 12, 60.0)
     assert [p.start[t] for t in range(4)] == [1, 11, 0, 1]
+    assert p.bound == p.objective   # proved optimal: no gap
     lex = solve(inst, "lexicographic", 5.0)
     assert (lex.late, lex.cmax) == (3, 21)
     assert [lex.start[t] for t in range(4)] == [0, 10, 10, 11]
