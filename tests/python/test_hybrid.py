@@ -318,3 +318,19 @@ def test_direction_eirene(yahoo):
     assert out[3000, "eirene"]["p50"] > 0 and out[3000, "eirene"]["p90"] > 0
     assert out[3000, "ccdm"]["p90"] > out[3000, "satc"]["p90"]
     assert out[6000, "satc"]["p50"] > out[6000, "ccdm"]["p50"]
+
+
+def test_estimation_options_keep_actual_durations():
+    # estimates (LWL, SRPT) are kept apart from actual durations; the class uses the error-free mean
+    wl = tiny([(0.0, [100.9, 100.2]), (0.5, [10.0])])
+    c = sl.hybrid.cluster(4)
+    base = sl.simulate(c, wl, "eagle", cutoff=50, short_partition=0.25)
+    const = sl.simulate(c, wl, "eagle", cutoff=50, short_partition=0.25, estimation="constant", estimate_error=0.5)
+    rnd = sl.simulate(c, wl, "eagle", cutoff=50, short_partition=0.25, estimation="random", estimate_error=0.5, seed=3)
+    assert base.jobs["est_task_duration"].tolist() == [100.0, 10.0]  # trunc(mean(100.9, 100.2))
+    assert const.jobs["est_task_duration"].tolist() == [150.0, 15.0]
+    e = rnd.jobs["est_task_duration"].to_numpy()
+    assert ((e >= [50, 5]) & (e <= [150, 15])).all() and not np.allclose(e, [100, 10])
+    for r in (base, const, rnd):
+        assert list(r.jobs["class"]) == ["long", "short"]
+        assert sorted(r.tasks["duration"].round(9)) == [10.0, 100.0, 100.0]

@@ -258,6 +258,10 @@ int32_t HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
       best_rem = sim.remaining(job);
     }
     if (!is_long) min_slack = std::min(min_slack, cap * e - pr.acc);
+    // Nothing further can win: no estimate fits a negative slack, and no remaining time is
+    // below 0. Stale probes further back are purged when a later pick reaches them, which
+    // changes no choice.
+    if (min_slack < 0 || best_rem <= 0) break;
     p = nx;
   }
   if (best >= 0 && !(sim.probe(best).flags & kProbeLong)) {
