@@ -282,3 +282,22 @@ def test_python_schedulers_compose_with_faults_and_speculation(cluster, workload
     assert_lost_maps_recomputed(r)
     ok = r.tasks[r.tasks["status"] == "succeeded"]["task_id"].value_counts()
     assert len(ok) == workload.n_tasks and (ok == 1).all()
+
+
+@pytest.mark.parametrize("speculation,params", [
+    ("esplash", {"sv_mode": "literal"}),
+    ("esplash", {"levels": "node_type", "recluster_interval": 200}),
+    ("sepb", {"kill_mode": "requeue", "percentage": 0.5}),
+    ("hadoop", {"job_order": False}),
+    ("yarn", {"min_finished": 0}),
+    ("late", {"min_elapsed": 60}),
+])
+def test_speculator_readings_run_and_keep_invariants(cluster, workload, speculation, params):
+    r = sl.simulate(cluster, workload, "fair", seed=4, speculation=speculation, speculation_params=params,
+                    faults=FAULTS, detection_delay=90, time_limit=1e6)
+    assert r.jobs["finish_time"].notna().all()
+    assert_slot_invariants(r)
+    assert_no_attempt_on_down_node(r)
+    again = sl.simulate(cluster, workload, "fair", seed=4, speculation=speculation, speculation_params=params,
+                        faults=FAULTS, detection_delay=90, time_limit=1e6)
+    pd.testing.assert_frame_equal(r.tasks, again.tasks)

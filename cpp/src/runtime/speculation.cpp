@@ -129,7 +129,10 @@ double percentile(std::vector<double> v, double q) {
 // fill (YARN-style: a request waits in the pending queue until a suitable container frees).
 class SpeculatorBase : public Speculator {
  public:
-  void init(Sim& sim) override { est_.init(sim); }
+  void init(Sim& sim) override {
+    est_.init(sim);
+    n_tasks_ = sim.workload().n_tasks();
+  }
   void on_attempt_finished(Sim& sim, int64_t a) override { est_.on_finished(sim, a); }
   void finish(Sim&, SimResult& r) override {
     r.counters["speculative_launched"] = double(launched_);
@@ -153,9 +156,15 @@ class SpeculatorBase : public Speculator {
     max_running_ = std::max<int64_t>(max_running_, sim.speculative_running_total());
     return a;
   }
-  bool requested(int32_t task) const {
-    for (const Request& r : requests_) if (r.task == task) return true;
-    return false;
+  bool requested(int32_t task) const { return size_t(task) < requested_.size() && requested_[task]; }
+  void add_request(const Request& r) {
+    if (requested_.empty()) requested_.assign(n_tasks_, 0);
+    requested_[r.task] = 1;
+    requests_.push_back(r);
+  }
+  void drop_request(size_t i) {
+    requested_[requests_[i].task] = 0;
+    requests_.erase(requests_.begin() + i);
   }
   // A request is live while its task still runs as a single attempt.
   static bool live(const Sim& sim, int32_t task) {
@@ -164,11 +173,11 @@ class SpeculatorBase : public Speculator {
   void place_requests(Sim& sim, int32_t node) {
     for (size_t i = 0; i < requests_.size();) {
       const Request r = requests_[i];
-      if (!live(sim, r.task)) { requests_.erase(requests_.begin() + i); counters_["speculative_requests_dropped"] += 1; continue; }
+      if (!live(sim, r.task)) { drop_request(i); counters_["speculative_requests_dropped"] += 1; continue; }
       const int stage = sim.workload().task_stage[r.task];
       if (eligible(sim, node, r) && !running_here(sim, r.task, node) && sim.fits(r.task, node, stage)) {
         launch_copy(sim, r.task, node);
-        requests_.erase(requests_.begin() + i);
+        drop_request(i);
         continue;
       }
       ++i;
@@ -187,6 +196,7 @@ class SpeculatorBase : public Speculator {
   struct Group {
     size_t begin, end;  // range of snap_ (and of sorted_rates_)
     Stat rates;         // progress rates of the attempts running alone
+    double min_rate;    // the smallest of them
   };
   void refresh(const Sim& sim, double ttl) {
     if (snap_time_ >= 0 && sim.now() - snap_time_ < ttl) return;
@@ -201,9 +211,9 @@ class SpeculatorBase : public Speculator {
     sorted_rates_.resize(snap_.size());
     for (size_t i = 0; i < snap_.size();) {
       size_t e = i;
-      Group g{i, i, Stat{}};
+      Group g{i, i, Stat{}, kInf};
       while (e < snap_.size() && snap_[e].job == snap_[i].job && snap_[e].stage == snap_[i].stage) {
-        if (snap_[e].alone) g.rates.add(snap_[e].rate);
+        if (snap_[e].alone) { g.rates.add(snap_[e].rate); g.min_rate = std::min(g.min_rate, snap_[e].rate); }
         sorted_rates_[e] = snap_[e].rate;
         ++e;
       }
@@ -237,6 +247,8 @@ class SpeculatorBase : public Speculator {
   std::vector<double> sorted_rates_;
   double snap_time_ = -1;
   std::vector<Request> requests_;
+  std::vector<uint8_t> requested_;  // per task: has a request waiting
+  size_t n_tasks_ = 0;
   std::map<std::string, double> counters_;
   int64_t launched_ = 0, max_running_ = 0;
 };
@@ -323,11 +335,12 @@ class HadoopSpeculator : public SpeculatorBase {
 
   int32_t find_speculative(Sim& sim, int32_t job, int stage, int32_t node) {
     if (sim.job(job).running[stage] == 0) return -1;
-    if (slow_tracker(job, stage, node) || at_cap(sim, job, stage)) return -1;
     refresh(sim, sim.heartbeat_interval());
     const Group* g = group(job, stage);
     if (!g || g->rates.n == 0) return -1;
     const double limit = g->rates.mean() - slow_task_ * g->rates.sd();
+    if (!(g->min_rate < limit)) return -1;  // no slow task
+    if (at_cap(sim, job, stage) || slow_tracker(job, stage, node)) return -1;
     int32_t best = -1;
     double best_left = -1;
     for (size_t i = g->begin; i < g->end; ++i) {
@@ -516,7 +529,7 @@ class YarnSpeculator : public SpeculatorBase {
         const double n_tasks = stage == kMap ? wl.n_maps[j] : double(wl.n_reduces(j));
         const double allowed = std::max({min_allowed_, prop_total_ * n_tasks, prop_running_ * double(js.running[stage])});
         if (best >= 0 && double(already) < allowed) {
-          requests_.push_back({best, 0, sim.now(), best_value});
+          add_request({best, 0, sim.now(), best_value});
           counters_["speculative_requests"] += 1;
           ++made;
         }
@@ -669,6 +682,7 @@ class ESplashSpeculator : public SpeculatorBase {
     above_.assign(n, 0);
     below_.assign(n, 0);
     sv_.assign(n, 0.0);
+    nodes_done_.assign(sim.workload().n_jobs(), 0);
     rng_.reseed(sim.seed(), 7);
     if (!by_clustering_) {
       std::vector<int32_t> types(sim.cluster().node_type);
@@ -686,7 +700,13 @@ class ESplashSpeculator : public SpeculatorBase {
     const Attempt& at = sim.attempt(a);
     if (at.status != kSucceeded) return;
     const auto& wl = sim.workload();
-    node_type_stats_[key(wl.task_job[at.task], wl.task_stage[at.task]) * sim.n_nodes() + at.node].add(at.finish - at.start);
+    const int64_t type = key(wl.task_job[at.task], wl.task_stage[at.task]);
+    Stat& ns = node_type_stats_[type * sim.n_nodes() + at.node];
+    if (ns.n == 0 && wl.task_stage[at.task] == kMap && ++nodes_done_[wl.task_job[at.task]] == sim.n_nodes()) dims_ready_ = true;
+    ns.add(at.finish - at.start);
+    auto& row = level_dur_[type];
+    row.resize(levels_);
+    row[level_[at.node]].add(at.finish - at.start);
   }
   void on_heartbeat(Sim& sim, int32_t node) override { place_requests(sim, node); }
   void on_timer(Sim& sim, uint64_t) override {
@@ -720,10 +740,9 @@ class ESplashSpeculator : public SpeculatorBase {
     auto it = st_.find(type);
     if (it != st_.end()) return it->second;
     std::vector<LevelStat> row(levels_);
-    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
-      auto s = node_type_stats_.find(type * sim.n_nodes() + n);
-      if (s != node_type_stats_.end()) row[level_[n]].dur.merge(s->second);
-    }
+    auto d = level_dur_.find(type);
+    if (d != level_dur_.end())
+      for (int m = 0; m < levels_ && m < int(d->second.size()); ++m) row[m].dur = d->second[m];
     return st_.emplace(type, std::move(row)).first->second;
   }
 
@@ -732,7 +751,10 @@ class ESplashSpeculator : public SpeculatorBase {
     if (by_clustering_ && (!clustered_ || (recluster_ > 0 && now >= next_cluster_))) {
       if (cluster_levels(sim)) { clustered_ = true; next_cluster_ = now + recluster_; }
     }
+    if (snap_pos_.empty()) snap_pos_.assign(sim.workload().n_tasks(), -1);
+    for (const Running& r : snap_) snap_pos_[r.task] = -1;
     est_.snapshot(sim, snap_);
+    for (size_t i = 0; i < snap_.size(); ++i) snap_pos_[snap_[i].task] = int32_t(i);
     st_.clear();
     // progress rates over the past epoch
     if (last_p_.size() < size_t(sim.n_attempts())) { last_p_.resize(sim.n_attempts(), 0.0); last_t_.resize(sim.n_attempts(), -1.0); }
@@ -777,6 +799,8 @@ class ESplashSpeculator : public SpeculatorBase {
       if (!straggler_[n] && above_[n] >= mark_epochs_) { straggler_[n] = 1; counters_["esplash_straggler_marks"] += 1; }
       if (straggler_[n] && !literal_ && below_[n] >= clear_epochs_) straggler_[n] = 0;
     }
+    capacities(sim, kMap, stage_cap_[kMap]);  // C(m) per level for this epoch's straggler marks
+    capacities(sim, kReduce, stage_cap_[kReduce]);
     reevaluate(sim);
     if (now >= next_spec_) {
       const bool made = speculate(sim);
@@ -802,7 +826,7 @@ class ESplashSpeculator : public SpeculatorBase {
   bool evaluate(Sim& sim, const Running& r, int32_t& min_level, double& value) {
     const int64_t type = key(r.job, r.stage);
     if (est_.finished(r.job, r.stage).n == 0 || r.progress <= 0) return false;
-    capacities(sim, r.stage, cap_);
+    const std::vector<double>& cap_ = stage_cap_[r.stage];
     double all = 0;
     for (double c : cap_) all += c;
     if (all <= 0) return false;
@@ -834,7 +858,7 @@ class ESplashSpeculator : public SpeculatorBase {
       best_level = ml;
     }
     if (best_task < 0) return false;
-    requests_.push_back({best_task, best_level, sim.now(), best_value});
+    add_request({best_task, best_level, sim.now(), best_value});
     counters_["speculative_requests"] += 1;
     return true;
   }
@@ -843,11 +867,11 @@ class ESplashSpeculator : public SpeculatorBase {
       Request& q = requests_[i];
       if (sim.now() - q.submitted < reevaluate_after_) { ++i; continue; }
       const Running* r = nullptr;
-      for (const Running& x : snap_) if (x.task == q.task && x.alone) { r = &x; break; }
+      if (snap_pos_[q.task] >= 0 && snap_[snap_pos_[q.task]].alone) r = &snap_[snap_pos_[q.task]];
       int32_t ml;
       double v;
       if (!r || !evaluate(sim, *r, ml, v) || v <= 0) {
-        requests_.erase(requests_.begin() + i);
+        drop_request(i);
         counters_["esplash_requests_dropped"] += 1;
         continue;
       }
@@ -860,6 +884,7 @@ class ESplashSpeculator : public SpeculatorBase {
 
   // ---- levels by clustering (Algorithms 5.2.1 and 5.2.2) ----
   bool cluster_levels(Sim& sim) {
+    if (!dims_ready_) return false;  // no map type finished on every node yet
     const int32_t n = sim.n_nodes();
     const auto& wl = sim.workload();
     // dimensions: map types every node has finished at least one task of
@@ -967,6 +992,17 @@ class ESplashSpeculator : public SpeculatorBase {
     for (size_t r = 0; r < ranked.size(); ++r) level_of[ranked[r].second] = int32_t(r);
     for (int32_t i = 0; i < n; ++i) level_[i] = level_of[assign[group_of[i]]];
     levels_ = int32_t(ranked.size());
+    // the per-level duration statistics follow the new levels (rebuilt in key order: deterministic sums)
+    std::vector<int64_t> keys;
+    keys.reserve(node_type_stats_.size());
+    for (auto& kv : node_type_stats_) keys.push_back(kv.first);
+    std::sort(keys.begin(), keys.end());
+    level_dur_.clear();
+    for (int64_t k : keys) {
+      auto& row = level_dur_[k / n];
+      row.resize(levels_);
+      row[level_[k % n]].merge(node_type_stats_[k]);
+    }
     counters_["esplash_clusterings"] += 1;
     return true;
   }
@@ -984,8 +1020,13 @@ class ESplashSpeculator : public SpeculatorBase {
   double next_cluster_ = 0, next_spec_ = 0;
   std::vector<uint8_t> straggler_;
   std::vector<int64_t> above_, below_;
-  std::vector<double> sv_, last_p_, last_t_, pr_, cap_;
-  std::unordered_map<int64_t, Stat> node_type_stats_;
+  std::vector<double> sv_, last_p_, last_t_, pr_;
+  std::vector<double> stage_cap_[2];
+  std::unordered_map<int64_t, Stat> node_type_stats_;      // per (type, node)
+  std::unordered_map<int64_t, std::vector<Stat>> level_dur_;  // per type: finished durations per level
+  std::vector<int32_t> snap_pos_;  // per task: its position in this epoch's snapshot, or -1
+  std::vector<int32_t> nodes_done_;  // per job: nodes that have finished one of its maps
+  bool dims_ready_ = false;
   std::unordered_map<int64_t, std::vector<LevelStat>> st_;
 };
 
