@@ -95,10 +95,11 @@ def test_invariants_on_yahoo(sched, yahoo_head):
     assert r.counters["launches"] == yahoo_head.n_tasks + r.counters["clones"]
 
 
-@pytest.mark.parametrize("sched", ["sparrow", "hawk"])
+@pytest.mark.parametrize("sched", ["sparrow", "hawk", "eagle"])
 def test_probes_never_lost(sched, yahoo_head):
-    # one probe per task: every probe must get exactly one task (stolen ones included)
-    extra = {"min_probes_long": 1} if sched == "sparrow" else {}
+    # one probe per task: every probe must get exactly one task (stolen ones and Eagle's
+    # rejected-and-resent ones included; Eagle without sticky probes, which take several tasks)
+    extra = {"min_probes_long": 1} if sched == "sparrow" else {"sbp": False} if sched == "eagle" else {}
     cfg = sl.schedulers.get(sched, probe_ratio=1, min_probes=1, **extra)
     r = sl.simulate(sl.hybrid.cluster(500), yahoo_head, cfg, seed=2, **sl.hybrid.preset("yahoo"))
     assert r.counters["probes"] == yahoo_head.n_tasks
