@@ -26,7 +26,8 @@
 //               B: the most deserving locality-blocked job gets one map one level further.
 //   dynamicmr — DHSA (dhsa = "pi" by default, as the paper evaluates it; "pd"; or "none" = plain
 //               HFS) with Slot PreScheduling on [seed003 §4.6-4.7]. SEPB is the speculation
-//               engine's part: speculative attempts are not launched here (see the SEPB hook).
+//               engine's part (simulate option speculation = "sepb"): speculative attempts are
+//               not launched here (see the SEPB hook).
 //
 // Slot PreScheduling [seed003 §4.6] (option `prescheduling`): after the heartbeat's normal
 // assignment, Case 1 — if the tracker has extra idle map slots E > 0 (slots HFS's load cap keeps
