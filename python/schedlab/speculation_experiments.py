@@ -152,3 +152,21 @@ def run_sepb(batches=(5, 10, 20), percentages=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), se
                              "makespan": s["makespan"], "copies": s["speculative_attempts"],
                              "sepb_kills": r.counters.get("sepb_kills", 0.0)})
     return pd.DataFrame(rows)
+
+
+def run_dynamicmr(batches=(5, 10, 20), seeds=(0,)) -> pd.DataFrame:
+    """DynamicMR in full [seed003 §4.7]: DHSA + Slot PreScheduling (the ``dynamicmr`` scheduler)
+    with SEPB (``speculation="sepb"``), against stock Hadoop (Fair with Hadoop's speculation) and
+    DynamicMR with Hadoop's speculation instead of SEPB, on the SEPB setup above."""
+    cl = sepb_cluster()
+    rows = []
+    variants = [("fair", "hadoop", "stock Hadoop (fair + hadoop speculation)"),
+                ("dynamicmr", "hadoop", "DHSA + PreScheduling + hadoop speculation"),
+                ("dynamicmr", "sepb", "DynamicMR: DHSA + PreScheduling + SEPB")]
+    for seed in seeds:
+        for jobs in batches:
+            wl = sepb_workload(jobs, seed)
+            for sched, spec, label in variants:
+                r = simulate(cl, wl, sched, seed=seed, faults=sepb_faults(), speculation=spec)
+                rows.append({"seed": seed, "jobs": jobs, "variant": label, "makespan": r.summary()["makespan"]})
+    return pd.DataFrame(rows)

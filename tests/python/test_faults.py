@@ -301,3 +301,16 @@ def test_speculator_readings_run_and_keep_invariants(cluster, workload, speculat
     again = sl.simulate(cluster, workload, "fair", seed=4, speculation=speculation, speculation_params=params,
                         faults=FAULTS, detection_delay=90, time_limit=1e6)
     pd.testing.assert_frame_equal(r.tasks, again.tasks)
+
+
+def test_dynamicmr_composes_with_sepb_and_faults(cluster, workload):
+    if "dynamicmr" not in sl.schedulers.names():
+        pytest.skip("no dynamicmr scheduler")
+    kw = dict(speculation="sepb", faults=FAULTS, detection_delay=120, time_limit=1e6)
+    r = sl.simulate(cluster, workload, "dynamicmr", seed=3, **kw)
+    assert r.jobs["finish_time"].notna().all()
+    assert_slot_invariants(r, typed=False)
+    assert_no_attempt_on_down_node(r)
+    assert_lost_maps_recomputed(r)
+    assert r.tasks["speculative"].sum() > 0
+    pd.testing.assert_frame_equal(r.tasks, sl.simulate(cluster, workload, "dynamicmr", seed=3, **kw).tasks)

@@ -75,3 +75,9 @@ def test_notebook_runs_with_small_parameters(monkeypatch):
                             resources={"metadata": {"path": str(REPO / "notebooks")}}).execute()
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "esplash wastes less than yarn" in text
+
+
+def test_dynamicmr_in_full_beats_stock_hadoop():
+    # DHSA + Slot PreScheduling (the dynamicmr scheduler) + SEPB (the speculation engine)
+    runs = ex.run_dynamicmr(seeds=SEEDS).groupby("variant")["makespan"].mean()
+    assert runs["DynamicMR: DHSA + PreScheduling + SEPB"] < runs["stock Hadoop (fair + hadoop speculation)"]
