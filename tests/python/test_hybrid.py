@@ -335,3 +335,13 @@ def test_estimation_options_keep_actual_durations():
     for r in (base, const, rnd):
         assert list(r.jobs["class"]) == ["long", "short"]
         assert sorted(r.tasks["duration"].round(9)) == [10.0, 100.0, 100.0]
+
+
+def test_hawk_random_steal_rule(yahoo_head):
+    c = sl.hybrid.cluster(500)
+    cfg = sl.schedulers.get("hawk", steal_rule="random", steal_limit=3)
+    r = sl.simulate(c, yahoo_head, cfg, seed=1, **sl.hybrid.preset("yahoo"))
+    check_worker_invariants(r)
+    assert 0 < r.counters["stolen_probes"] <= 3 * r.counters["successful_steals"]
+    atc = sl.simulate(c, yahoo_head, "hawk", seed=1, **sl.hybrid.preset("yahoo"))
+    assert r.counters["stolen_probes"] != atc.counters["stolen_probes"]

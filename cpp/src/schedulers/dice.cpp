@@ -171,6 +171,7 @@ void register_dice_scheduler() {
       ParamSpec::boolean("stealing", true, "Hawk base: randomized work stealing"),
       ParamSpec::integer("steal_attempts", 10, 0, 1000000, "Hawk base: victims tried per steal"),
       ParamSpec::integer("steal_limit", 10000, 1, 1000000000, "Hawk base: most probes taken per steal"),
+      ParamSpec::choice("steal_rule", "atc", {"atc", "random"}, "Hawk base: stealing's extraction rule (see hawk)"),
       ParamSpec::number("starvation_cap", 5, 0, 1e9, "Eagle base: SRPT starvation cap"),
   };
   register_scheduler(
@@ -190,6 +191,7 @@ void register_dice_scheduler() {
           c.steal = p.boolean("stealing");
           c.steal_attempts = p.integer("steal_attempts");
           c.steal_limit = p.integer("steal_limit");
+          c.steal_random = p.choice("steal_rule") == "random";
         }
         return std::make_unique<DiceScheduler>(c, p);
       });

@@ -25,6 +25,7 @@ struct HybridConfig {
   int64_t min_probes_long = 2;  // Sparrow mode: probes of a long job
   int64_t steal_attempts = 10;
   int64_t steal_limit = 10000;
+  bool steal_random = false;    // extraction rule: ATC (false) or RANDOM
   double starvation_cap = 5;
 };
 

@@ -286,6 +286,32 @@ void HybridScheduler::on_idle(Sim& sim, int32_t w) {
     ++steal_tries_;
     const int32_t v = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
     if (v == w) continue;
+    if (cfg_.steal_random) {
+      // RANDOM rule (schedlab's reading; the simulator's is not used in the dissertation): from a
+      // victim with long work running or queued, take up to steal_limit short probes, each drawn
+      // uniformly from its queued short probes, kept in queue order
+      if (!sim.has_long_work(v)) continue;
+      const int64_t shorts = sim.worker(v).qlen - sim.worker(v).qlong;
+      if (shorts <= 0) continue;
+      const int64_t k = std::min<int64_t>(shorts, cfg_.steal_limit);
+      // selection sampling (Knuth's algorithm S) over the short probes in queue order
+      int64_t seen = 0, taken = 0;
+      for (int32_t p = sim.worker(v).head; p >= 0 && taken < k;) {
+        const int32_t nx = sim.probe(p).next;
+        if (!(sim.probe(p).flags & kProbeLong)) {
+          if (static_cast<int64_t>(sim.rng().below(shorts - seen)) < k - taken) {
+            sim.move_probe(v, w, p);
+            ++taken;
+          }
+          ++seen;
+        }
+        p = nx;
+      }
+      stolen_ += double(taken);
+      ++steals_;
+      sim.kick(w);
+      return;
+    }
     int32_t p = sim.worker(v).head;
     if (!sim.worker(v).exec_long)
       while (p >= 0 && !(sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
@@ -363,6 +389,10 @@ void register_hybrid_schedulers() {
     params.push_back(ParamSpec::boolean("stealing", true, "idle workers steal short probes blocked behind long work"));
     params.push_back(ParamSpec::integer("steal_attempts", 10, 0, 1000000, "victims tried per steal (STEALING_ATTEMPTS)"));
     params.push_back(ParamSpec::integer("steal_limit", 10000, 1, 1000000000, "most probes taken per steal (STEALING_LIMIT)"));
+    params.push_back(ParamSpec::choice("steal_rule", "atc", {"atc", "random"},
+                                       "extraction rule: 'atc' = the first run of short probes queued behind long work "
+                                       "(Hawk's, the default); 'random' = up to steal_limit randomly drawn short probes of a "
+                                       "victim holding long work (schedlab's reading of the simulator's unused RANDOM rule)"));
     register_scheduler(
         {"hawk", "", "Delgado et al., USENIX ATC'15, as run in the Hawk/Eagle simulator [seed002 §2.2-2.3; seed002-eagle-simulator]",
          "LWL-placed long jobs on the general partition, batch-sampled short jobs everywhere, randomized work stealing (ATC)",
@@ -374,6 +404,7 @@ void register_hybrid_schedulers() {
           c.min_probes = p.integer("min_probes");
           c.steal_attempts = p.integer("steal_attempts");
           c.steal_limit = p.integer("steal_limit");
+          c.steal_random = p.choice("steal_rule") == "random";
           return std::make_unique<HybridScheduler>(c);
         });
   }
