@@ -20,17 +20,22 @@ from . import mrcp, wordcount  # noqa: F401  (registers the mrcp scheduler and t
 from . import faults, speculation
 from . import hybrid
 from .traces import read_trace
+from .sweep import grid, sweep
+from . import stats, store
 
 __version__ = "0.1.0"
 
 __all__ = ["Cluster", "Workload", "Result", "simulate", "Scheduler", "MAP", "REDUCE", "PENDING", "RUNNING", "DONE",
            "NODE_LOCAL", "RACK_LOCAL", "ANY", "read_trace", "schedulers", "synthetic", "datasets", "hybrid",
            "faults", "speculation", "JOB_COLUMNS", "TASK_COLUMNS", "__version__"]
+__all__ += ["sweep", "grid", "stats", "store"]
 
 
 def __getattr__(name):
     # heavier optional parts load on first use
     import importlib
-    if name in ("plot", "sweep_module", "cli", "mapreduce"):
+    if name in ("plot", "cli", "mapreduce", "download"):
         return importlib.import_module(f".{name}", __name__)
+    if name == "sweep_module":  # the module behind the sweep() function
+        return importlib.import_module(".sweep", __name__)
     raise AttributeError(f"module 'schedlab' has no attribute {name!r}")

@@ -93,6 +93,9 @@ class Cluster:
             self._native = _core.Cluster(self._cols, self.n_racks)
         return self._native
 
+    def __getstate__(self):
+        return {"_cols": self._cols, "n_racks": self.n_racks, "_native": None}
+
     def config(self) -> dict:
         """A JSON-able description (used to key results stores)."""
         return {k: v.tolist() for k, v in self._cols.items()} | {"racks": self.n_racks}

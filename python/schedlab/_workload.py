@@ -254,8 +254,26 @@ class Workload:
     def __len__(self):
         return self.n_jobs
 
+    def __reduce__(self):
+        # pickling (process pools, Dask workers): rebuild the native workload from its columns
+        return (_rebuild_workload, (_native_columns(self._native), self._job_ids, self._job_meta,
+                                    self.user_labels, self.queue_labels, self.name))
+
     def __repr__(self):
         return f"Workload(name={self.name!r}, jobs={self.n_jobs}, tasks={self.n_tasks})"
+
+
+_DERIVED_JOB_COLUMNS = ("n_maps", "task_begin")
+
+
+def _native_columns(native):
+    j, t = native.columns()
+    return ({k: np.array(v) for k, v in j.items() if k not in _DERIVED_JOB_COLUMNS},
+            {k: np.array(v) for k, v in t.items()})
+
+
+def _rebuild_workload(columns, job_ids, job_meta, user_labels, queue_labels, name):
+    return Workload(_core.Workload(*columns), job_ids, job_meta, user_labels, queue_labels, name)
 
 
 def _replicas(tasks: pd.DataFrame, source):
