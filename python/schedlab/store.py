@@ -91,7 +91,8 @@ def scheduler_identity(scheduler) -> dict:
         return {"name": scheduler.name, "params": _canonical_values(_s._info(scheduler.name)["params"],
                                                                     scheduler.params)}
     # a scheduler written in Python: its name and params if it has them, else its repr
-    return {"name": getattr(scheduler, "name", type(scheduler).__name__),
+    cls = type(scheduler)
+    return {"name": getattr(scheduler, "name", cls.__name__), "class": f"{cls.__module__}.{cls.__qualname__}",
             "params": getattr(scheduler, "params", None), "repr": repr(scheduler)}
 
 

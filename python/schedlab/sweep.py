@@ -47,6 +47,7 @@ cluster with ``client=distributed.Client(...)``; the table is the same either wa
 from __future__ import annotations
 
 import concurrent.futures as cf
+import copy
 import itertools
 import math
 import os
@@ -275,6 +276,10 @@ def plan(schedulers, clusters, workloads, seeds=(0,), options=None) -> list:
 def execute(scheduler, cluster, workload, seed, options, want_tasks=False) -> dict:
     """Runs one simulation and returns what a sweep keeps of it (runs on threads or Dask workers)."""
     from ._simulate import simulate
+    if not isinstance(scheduler, SchedulerConfig):
+        # a scheduler written in Python keeps per-run state on itself: one copy per run, so that
+        # concurrent runs on threads do not share it
+        scheduler = copy.copy(scheduler)
     r = simulate(cluster, workload, scheduler, seed=seed, **options)
     summary = {k: (float(v) if v is not None else math.nan) for k, v in r.summary().items()}
     return {"summary": summary, "events": int(r.events), "end_time": float(r.end_time),
@@ -437,7 +442,7 @@ def _table(runs, results) -> pd.DataFrame:
         n = r.cluster.nodes
         row = {"run_key": r.key, "scheduler": _label(r.scheduler),
                "scheduler_name": getattr(r.scheduler, "name", _label(r.scheduler))}
-        resolved = r.scheduler.resolved() if isinstance(r.scheduler, SchedulerConfig) else {}
+        resolved = r.scheduler.resolved() if hasattr(r.scheduler, "resolved") else {}
         for k in param_names:
             row[pcol[k]] = resolved.get(k, np.nan)
         row.update({"cluster": r.cluster_label, "nodes": r.cluster.n_nodes, "racks": r.cluster.n_racks,

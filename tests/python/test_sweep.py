@@ -138,3 +138,41 @@ def test_progress_bar_uses_tqdm_when_installed(capsys):
     assert "sweep" in err and "2/2" in err
     sl.sweep("fifo", sl.Cluster(nodes=2), small_workload(), seeds=[0, 1], progress=False, workers=1)
     assert capsys.readouterr().err == ""
+
+
+class Greedy(sl.Scheduler):
+    """Fills free slots with the oldest job's tasks; counts heartbeats per run on itself."""
+    param_specs = [{"name": "max_per_heartbeat", "type": "integer", "default": 100, "min": 1, "max": 1000,
+                    "choices": [], "doc": "tasks launched per heartbeat at most"}]
+
+    def init(self, sim):
+        self.heartbeats = 0
+
+    def on_heartbeat(self, sim, node):
+        self.heartbeats += 1
+        n = 0
+        for j in sim.active_jobs():
+            while n < self.params["max_per_heartbeat"] and sim.free_slots(node, sl.MAP) > 0 \
+                    and (t := sim.find_map(j, node)) >= 0:
+                sim.launch(t, node)
+                n += 1
+            if sim.done(j, sl.MAP) == int(self.job_columns["n_maps"][j]):
+                while sim.free_slots(node, sl.REDUCE) > 0 and (t := sim.find_reduce(j)) >= 0:
+                    sim.launch(t, node)
+
+    def finish(self, sim):
+        return {"heartbeats_seen": float(self.heartbeats)}
+
+
+def test_schedulers_written_in_python_sweep_on_threads(tmp_path):
+    scheds = [Greedy(), Greedy(max_per_heartbeat=1), "fifo"]
+    a = sl.sweep(scheds, {"nodes": [2, 3]}, small_workload(), seeds=range(3), workers=1, progress=False)
+    b = sl.sweep(scheds, {"nodes": [2, 3]}, small_workload(), seeds=range(3), workers=4, store=tmp_path,
+                 progress=False)
+    pd.testing.assert_frame_equal(a.drop(columns=["wall_seconds"]), b.drop(columns=["wall_seconds"]))
+    assert list(a["scheduler"].unique()) == ["greedy", "greedy(max_per_heartbeat=1)", "fifo"]
+    assert a.loc[a.scheduler == "greedy(max_per_heartbeat=1)", "max_per_heartbeat"].eq(1).all()
+    assert a["run_key"].is_unique
+    direct = sl.simulate(sl.Cluster(nodes=3), small_workload(), Greedy(max_per_heartbeat=1), seed=2)
+    row = a[(a.scheduler == "greedy(max_per_heartbeat=1)") & (a.nodes == 3) & (a.seed == 2)].iloc[0]
+    assert row["mean_completion_time"] == direct.summary()["mean_completion_time"]
