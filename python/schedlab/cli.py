@@ -129,5 +129,7 @@ def main(argv=None) -> int:
         return 2
 
 
+from . import sweep_cli  # noqa: E402,F401  (adds 'schedlab sweep' to EXTRA_COMMANDS)
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -100,3 +100,8 @@ register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort
 from . import _wang_datasets  # noqa: E402,F401
 from . import _eas_datasets  # noqa: E402,F401
 from . import _dynamicmr_datasets  # noqa: E402,F401
+
+# public traces downloaded on demand into a cache, checked by SHA-256 (schedlab.download)
+from .download import download  # noqa: E402,F401
+from . import download as _download  # noqa: E402
+_download._register_builtin()

@@ -14,9 +14,17 @@ from schedlab import stats
     (0.995, 5, 4.0321), (0.025, 4, -2.7764),
 ])
 def test_t_quantiles_match_tables(p, df, expected):
-    assert stats.t_quantile(p, df) == pytest.approx(expected, abs=2e-4)
-    # the fallback used without scipy
+    assert stats.t_quantile(p, df) == pytest.approx(expected, abs=1e-4)
+    assert stats.t_cdf(stats.t_quantile(p, df), df) == pytest.approx(p, abs=1e-12)
+    # the starting point of the refinement
     assert stats._t_quantile_approx(p, df) == pytest.approx(expected, rel=2e-3 if df > 2 else 1e-9, abs=5e-3)
+
+
+def test_t_quantile_agrees_with_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for df in (3, 4, 7, 15, 60, 1000):
+        for p in (0.6, 0.9, 0.975, 0.995, 0.9995, 0.01):
+            assert stats.t_quantile(p, df) == pytest.approx(float(scipy_stats.t.ppf(p, df)), rel=1e-9, abs=1e-10)
 
 
 def test_mean_ci_by_hand():

@@ -1,7 +1,8 @@
 """Trace readers: each turns a trace file into a :class:`schedlab.Workload`.
 
-``read_trace(path)`` picks the format from the suffix (``.tr`` Hawk/Eagle, ``.tsv`` SWIM) or
-from ``format=``. Malformed input raises ``ValueError`` naming the file and line.
+``read_trace(path)`` picks the format from the suffix (``.tr`` Hawk/Eagle, ``.tsv`` SWIM,
+``.swf`` Parallel Workloads Archive) or from ``format=`` (also ``google2011`` task_events,
+``alibaba2017`` and ``alibaba2018`` batch_task). Malformed input raises ``ValueError`` naming the file and line.
 """
 from __future__ import annotations
 
@@ -36,3 +37,14 @@ def read_trace(path, format: str | None = None, **options):
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such trace file")
     return READERS[format](path, **options)
+
+
+# further formats register themselves through register_reader
+from .google import read_google_task_events  # noqa: E402
+from .alibaba import read_alibaba2017, read_alibaba2018  # noqa: E402
+from .swf import read_swf  # noqa: E402
+
+register_reader("google2011", read_google_task_events)
+register_reader("alibaba2017", read_alibaba2017)
+register_reader("alibaba2018", read_alibaba2018)
+register_reader("swf", read_swf, suffixes=(".swf",))
