@@ -146,11 +146,11 @@ def improvement(table: pd.DataFrame, baseline, x: str, metric: str = "mean_compl
             a.set_xticks(xs)
             a.set_xticklabels(s[x].astype(str))
         m = s["mean"].to_numpy(float)
-        a.plot(xs, m, marker="o", label=str(label))
+        (ln,) = a.plot(xs, m, marker="o", label=str(label))
         lo, hi = s["ci_low"].to_numpy(float), s["ci_high"].to_numpy(float)
         ok = np.isfinite(lo) & np.isfinite(hi)
         if ok.any():
-            a.fill_between(np.asarray(xs, float)[ok], lo[ok], hi[ok], alpha=0.2)
+            a.fill_between(np.asarray(xs, float)[ok], lo[ok], hi[ok], alpha=0.2, color=ln.get_color())
     a.axhline(0, color="black", lw=0.8)
     a.set_xlabel(x)
     a.set_ylabel(f"improvement in {metric.replace('_', ' ')} over {baseline}")

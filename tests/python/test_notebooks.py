@@ -1,7 +1,6 @@
 """Every notebook in notebooks/ runs from top to bottom with small parameters (SCHEDLAB_SMALL=1)
-and is stored without outputs. A notebook with its own test module
-(tests/python/test_<name>_notebook.py, which may also check its numbers) is executed there
-rather than twice."""
+and is stored without outputs. A notebook that another test module names (which runs it and may
+check its numbers) is executed there rather than twice."""
 import os
 import pathlib
 
@@ -26,9 +25,10 @@ def test_notebook_is_stored_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_with_small_parameters(path, monkeypatch, tmp_path):
-    own = REPO / "tests" / "python" / f"test_{path.stem}_notebook.py"
-    if own.exists():
-        pytest.skip(f"{path.name} is executed by {own.name}")
+    own = [t.name for t in sorted((REPO / "tests" / "python").glob("test_*.py"))
+           if t.name != pathlib.Path(__file__).name and path.name in t.read_text(errors="replace")]
+    if own:
+        pytest.skip(f"{path.name} is executed by {', '.join(own)}")
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
