@@ -303,3 +303,30 @@ def eas_experiment(replications=range(1, 8), seeds=range(5), strategies: dict | 
                     "load_balance": map_load_balance(res), "makespan": float(s["makespan"]),
                 })
     return pd.DataFrame(rows)
+
+
+def phase_breakdown(result) -> pd.Series:
+    """OMO's phases of a run (Fig. 4.18), cluster-wide: ``map_only`` = [first map start, first
+    reduce start), ``overlap`` = [first reduce start, last map end), ``shuffle_only`` = [last
+    map end, last shuffle (copy) end); plus ``reduce_only`` = [last copy end, last finish)."""
+    t = result.tasks
+    t = t[t["status"] == "succeeded"]
+    maps, reds = t[t["stage"] == "map"], t[t["stage"] == "reduce"]
+    first_map = maps["start"].min()
+    last_map = maps["finish"].max()
+    first_red = reds["start"].min() if len(reds) else last_map
+    last_copy = reds["copy_end"].max() if len(reds) else last_map
+    end = t["finish"].max()
+    return pd.Series({"map_only": max(0.0, min(first_red, last_map) - first_map),
+                      "overlap": max(0.0, last_map - first_red),
+                      "shuffle_only": max(0.0, last_copy - last_map),
+                      "reduce_only": max(0.0, end - max(last_copy, last_map))})
+
+
+def last_batch_sizes(result, window: float = 10.0) -> pd.Series:
+    """Per job, the size of its "last batch" of maps (Fig. 4.10): the maps whose finish times lie
+    within ``window`` seconds of the job's last map finish (the spec's first reading)."""
+    t = result.tasks
+    m = t[(t["status"] == "succeeded") & (t["stage"] == "map")]
+    last = m.groupby("job_id")["finish"].transform("max")
+    return (m["finish"] >= last - window).groupby(m["job_id"]).sum().rename("last_batch")

@@ -13,6 +13,7 @@ void register_hadoop_schedulers();
 void register_fresh_schedulers();
 void register_eas_schedulers();
 void register_dynamicmr_schedulers();
+void register_omo_schedulers();
 }  // namespace mr
 namespace share {
 void register_engine();
@@ -39,6 +40,7 @@ void ensure_registered() {
     worker::register_engine();
     worker::register_hybrid_schedulers();
     mr::register_dynamicmr_schedulers();
+    mr::register_omo_schedulers();
   });
 }
 }  // namespace
