@@ -14,6 +14,7 @@ void register_fresh_schedulers();
 void register_eas_schedulers();
 void register_dynamicmr_schedulers();
 void register_omo_schedulers();
+void register_yarn_schedulers();
 }  // namespace mr
 namespace share {
 void register_engine();
@@ -41,6 +42,7 @@ void ensure_registered() {
     worker::register_hybrid_schedulers();
     mr::register_dynamicmr_schedulers();
     mr::register_omo_schedulers();
+    mr::register_yarn_schedulers();
   });
 }
 }  // namespace

@@ -165,6 +165,16 @@ struct FairKey {
   }
 };
 
+// Slots (attempts) held by reduces of jobs whose map phase is not over. On a pool of untyped
+// slots (or containers) such reduces wait for maps that need slots too; schedulers cap them to
+// avoid the deadlock of a pool full of waiting reduces.
+inline int64_t early_reduce_attempts(const Sim& sim) {
+  int64_t n = 0;
+  for (int32_t j : sim.active_jobs())
+    if (sim.job(j).done[kMap] < sim.workload().n_maps[j]) n += sim.job(j).running_attempts[kReduce];
+  return n;
+}
+
 // "a:1.5,b:2" -> {a: 1.5, b: 2}; also accepts a bare list "1.5,2" keyed "0", "1", ...
 inline std::map<std::string, double> parse_key_values(const std::string& owner, const std::string& text) {
   std::map<std::string, double> out;

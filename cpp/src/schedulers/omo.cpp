@@ -38,6 +38,9 @@
 //   * Fair fallback: the running job with the fewest slots that has an eligible task (a pending
 //     map, or a pending reduce if its map phase is over or was started by Lazy Start); its map
 //     first. K = jobs submitted and unfinished. No admission control.
+//   * Deadlock guard (not in the paper): reduces of jobs still in their map phase may hold at most
+//     early_reduce_limit (0.5) of the pool, in omo and fair_total alike; a pool full of reduces
+//     waiting for maps that cannot get a slot never finishes.
 #include <algorithm>
 #include <cmath>
 
@@ -48,6 +51,19 @@ namespace mr {
 namespace {
 
 constexpr uint64_t kWindowTag = 0x0E0E'0000'0000'0001ULL;
+
+// Whether one more reduce of a job still mapping keeps such reduces within `limit` of the pool.
+bool early_room(const Sim& sim, double limit) {
+  const double pool = double(sim.total_map_slots() + sim.total_reduce_slots());
+  return double(early_reduce_attempts(sim) + 1) <= std::max(1.0, std::floor(limit * pool + 1e-9));
+}
+
+ParamSpec early_reduce_param() {
+  return ParamSpec::number("early_reduce_limit", 0.5, 0, 0.99,
+                           "largest fraction of the pool that reduces of jobs still in their map phase may hold "
+                           "(they wait for maps that need slots too; without a cap a pool full of them deadlocks); "
+                           "0.5 mirrors YARN's default reduce ramp-up limit");
+}
 
 class OmoScheduler : public Scheduler {
  public:
@@ -60,7 +76,8 @@ class OmoScheduler : public Scheduler {
         beta_(p.number("beta")),
         bandwidth_param_(p.number("bandwidth")),
         consecutive_(p.boolean("consecutive_reduces")),
-        batch_all_(p.choice("batch_scope") == "all_running") {}
+        batch_all_(p.choice("batch_scope") == "all_running"),
+        early_limit_(p.number("early_reduce_limit")) {}
 
   SlotModel slot_model() const override { return SlotModel::Pooled; }
 
@@ -125,6 +142,7 @@ class OmoScheduler : public Scheduler {
     return sim.job(j).running_attempts[kMap] + sim.job(j).running_attempts[kReduce];
   }
   bool launch_reduce(Sim& sim, int32_t node, int32_t j) {
+    if (!map_phase_over(sim, j) && !early_room(sim, early_limit_)) return false;
     const int32_t t = sim.find_reduce(j);
     if (t < 0) return false;
     sim.launch(t, node, kReduce);
@@ -142,7 +160,7 @@ class OmoScheduler : public Scheduler {
     // Principle 4.3.1: a started reduce phase is launched consecutively
     if (consecutive_) {
       for (int32_t j : sim.active_jobs())
-        if (started_[j] && sim.job(j).pending[kReduce] > 0) return launch_reduce(sim, node, j);
+        if (started_[j] && sim.job(j).pending[kReduce] > 0 && launch_reduce(sim, node, j)) return true;
     }
     if (lazy_) {
       const int32_t j = lazy_start_reduce(sim);
@@ -165,7 +183,7 @@ class OmoScheduler : public Scheduler {
     if (best < 0) return false;
     ++fair_picks_;
     if (sim.job(best).pending[kMap] > 0) return launch_map(sim, node, best);
-    return launch_reduce(sim, node, best);
+    return launch_reduce(sim, node, best);  // map phase over (or started by Lazy Start)
   }
 
   // Algorithm 4.3.1 (read as the spec's lazy_mode says).
@@ -228,6 +246,7 @@ class OmoScheduler : public Scheduler {
   bool strict_batch_;
   double window_, beta_, bandwidth_param_, bandwidth_ = 1;
   bool consecutive_, batch_all_;
+  double early_limit_;
   std::vector<uint8_t> started_;
   std::vector<double> out_sum_, map_dur_sum_;
   int64_t releases_ = 0;
@@ -239,7 +258,8 @@ class OmoScheduler : public Scheduler {
 // The OMO chapter's modified Fair Scheduler on a pool of untyped slots.
 class FairTotal : public Scheduler {
  public:
-  explicit FairTotal(const Params& p) : admission_(p.integer("k")), prefer_reduce_(p.choice("prefer") == "reduce") {}
+  explicit FairTotal(const Params& p)
+      : admission_(p.integer("k")), prefer_reduce_(p.choice("prefer") == "reduce"), early_limit_(p.number("early_reduce_limit")) {}
   SlotModel slot_model() const override { return SlotModel::Pooled; }
   void init(Sim& sim) override { admission_.init(sim); }
   void on_job_submitted(Sim& sim, int32_t job) override { admission_.on_submitted(sim, job); }
@@ -252,7 +272,8 @@ class FairTotal : public Scheduler {
       for (int32_t j : sim.active_jobs()) {
         const JobState& js = sim.job(j);
         const bool map_ok = js.pending[kMap] > 0 && admission_.may_run(j, kMap);
-        const bool red_ok = js.pending[kReduce] > 0 && sim.reduces_allowed(j) && admission_.may_run(j, kReduce);
+        const bool red_ok = js.pending[kReduce] > 0 && sim.reduces_allowed(j) && admission_.may_run(j, kReduce) &&
+                            (js.done[kMap] == sim.workload().n_maps[j] || early_room(sim, early_limit_));
         if (!map_ok && !red_ok) continue;
         const int32_t occ = js.running_attempts[kMap] + js.running_attempts[kReduce];
         if (best < 0 || occ < best_occ) {
@@ -271,6 +292,7 @@ class FairTotal : public Scheduler {
  private:
   AdmissionControl admission_;
   bool prefer_reduce_;
+  double early_limit_;
 };
 
 std::vector<ParamSpec> omo_params() {
@@ -289,6 +311,7 @@ std::vector<ParamSpec> omo_params() {
                         "off no job qualifies, since reduces then start after the maps) or every running job with pending maps"),
       ParamSpec::boolean("consecutive_reduces", true,
                          "Principle 4.3.1: a job whose reduce phase started gets the next free slots for its remaining reduces"),
+      early_reduce_param(),
   };
 }
 
@@ -311,7 +334,8 @@ void register_omo_schedulers() {
        {ParamSpec::integer("k", 0, 0, 1000000, "admission control: at most k jobs in map phase and k in reduce phase (0 = no limit)"),
         ParamSpec::choice("prefer", "reduce", {"reduce", "map"},
                           "when the chosen job has both, launch its reduce (default: reduces start as soon as slowstart allows, "
-                          "as Hadoop's Fair does) or its map")}},
+                          "as Hadoop's Fair does) or its map"),
+        early_reduce_param()}},
       [](const Params& p) { return std::make_unique<FairTotal>(p); });
 }
 

@@ -1,0 +1,58 @@
+"""Executes notebooks/fresh_omo.ipynb with small parameters (SCHEDLAB_SMALL=1) and checks the
+dissertation's directions: FRESH below Fair and Capacity in makespan on Sets B-E with overall
+fairness above 0.9; OMO below the best Fair slowstart setting and below YARN."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import REPO
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def directions():
+    path = REPO / "notebooks" / "fresh_omo.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "notebook stored with outputs"
+    old = dict(os.environ)
+    os.environ["SCHEDLAB_SMALL"] = "1"
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])
+    try:
+        client = nbclient.NotebookClient(nb, timeout=1200, kernel_name="python3",
+                                         resources={"metadata": {"path": str(path.parent)}})
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    text = "\n".join(o.get("text", "") or str(o.get("data", {}).get("text/plain", ""))
+                     for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "small run: True" in text
+    line = next(l for l in text.splitlines() if l.startswith("DIRECTIONS "))
+    return json.loads(line[len("DIRECTIONS "):])
+
+
+def test_fresh_below_fair_and_capacity_on_sets_b_to_e(directions):
+    below = directions["fresh_below_fair_and_capacity_B_to_E"]
+    assert sorted(below) == ["B", "C", "D", "E"]
+    assert all(below.values()), below
+
+
+def test_fresh_fairness_above_09(directions):
+    assert all(v > 0.9 for v in directions["fresh_fairness_B_to_E"].values()), directions["fresh_fairness_B_to_E"]
+
+
+def test_omo_below_best_fair_slowstart(directions):
+    # Fair-x as the dissertation's §4.4.3 states it: 2 map + 2 reduce slots per node, slowstart x
+    for w, (omo, fair_best) in directions["omo_vs_fair_best"].items():
+        assert omo < fair_best, (w, omo, fair_best)
+
+
+def test_omo_below_yarn(directions):
+    omo, yarn = directions["omo_vs_yarn"]
+    assert omo < yarn
