@@ -83,12 +83,14 @@ class EasScheduler : public Scheduler {
   }
 
   void on_attempt_finished(Sim& sim, int64_t a) override {
-    const Attempt& at = sim.attempt(a);
-    auto& run = running_[at.slot_type][at.node];
+    // copies: launching below may move the engine's attempt table
+    const int32_t node = sim.attempt(a).node;
+    const int type = sim.attempt(a).slot_type;
+    auto& run = running_[type][node];
     auto it = std::find(run.begin(), run.end(), a);
     if (it != run.end()) { *it = run.back(); run.pop_back(); }
-    if (!dispatch_heartbeat_) drain(sim, at.node, at.slot_type);
-    if (at.slot_type == kMap) select_jobs(sim);
+    if (!dispatch_heartbeat_) drain(sim, node, type);
+    if (type == kMap) select_jobs(sim);
   }
 
   void on_stage_finished(Sim& sim, int32_t job, int stage) override {
