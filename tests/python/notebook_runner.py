@@ -3,11 +3,16 @@ CSV of reproduced numbers it writes to SCHEDLAB_OUT."""
 from __future__ import annotations
 
 import os
+import pathlib
 
 import pandas as pd
 import pytest
 
+import schedlab as sl
 from conftest import REPO
+
+# the schedlab the tests import (an installed wheel in CI, the source tree in development)
+PYTHON_DIR = pathlib.Path(sl.__file__).resolve().parents[1]
 
 
 def run_notebook(name: str, tmp_dir) -> pd.DataFrame:
@@ -18,7 +23,7 @@ def run_notebook(name: str, tmp_dir) -> pd.DataFrame:
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{name} stored with outputs"
     out = tmp_dir / (path.stem + ".csv")
     env = {"SCHEDLAB_SMALL": "1", "SCHEDLAB_OUT": str(out),
-           "PYTHONPATH": os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join([str(PYTHON_DIR), os.environ.get("PYTHONPATH", "")]), "MPLBACKEND": "Agg"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
