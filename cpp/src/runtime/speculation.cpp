@@ -736,7 +736,7 @@ class ESplashSpeculator : public SpeculatorBase {
     int pr_n = 0;
     double pr() const { return pr_n > 0 ? pr_sum / pr_n : 0.0; }
   };
-  std::vector<LevelStat>& table(const Sim& sim, int64_t type) {
+  std::vector<LevelStat>& table(const Sim& /*sim*/, int64_t type) {
     auto it = st_.find(type);
     if (it != st_.end()) return it->second;
     std::vector<LevelStat> row(levels_);
