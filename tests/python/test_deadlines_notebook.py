@@ -5,39 +5,16 @@ fraction of the turnaround (measured by CP-SAT's deterministic time, so the chec
 depend on the machine)."""
 from __future__ import annotations
 
-import os
-
-import pandas as pd
 import pytest
 
-from conftest import REPO
+from notebook_runner import run_notebook
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ortools")
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    path = REPO / "notebooks" / "deadlines.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "notebook stored with outputs"
-    out = tmp_path_factory.mktemp("deadlines") / "deadlines.csv"
-    env = {"SCHEDLAB_SMALL": "1", "SCHEDLAB_OUT": str(out),
-           "PYTHONPATH": os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
-                                         resources={"metadata": {"path": str(path.parent)}})
-        client.execute()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    return pd.read_csv(out)
+    return run_notebook("deadlines.ipynb", tmp_path_factory.mktemp("deadlines"))
 
 
 def test_notebook_runs_every_workload_and_overhead_stays_small(results):

@@ -1,25 +1,9 @@
 """Executes notebooks/eunomia.ipynb with small parameters (SCHEDLAB_SMALL=1)."""
 from __future__ import annotations
 
-import os
-
-import pytest
-
-from conftest import REPO
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
+from notebook_runner import execute_notebook, notebook_text
 
 
-def test_eunomia_notebook_runs_small(monkeypatch):
-    path = REPO / "notebooks" / "eunomia.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "notebook stored with outputs"
-    monkeypatch.setenv("SCHEDLAB_SMALL", "1")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")]))
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
-    text = "\n".join(o.get("text", "") or str(o.get("data", {}).get("text/plain", ""))
-                     for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+def test_eunomia_notebook_runs_small():
+    text = notebook_text(execute_notebook("eunomia.ipynb", timeout=600))
     assert "small run: True" in text

@@ -4,34 +4,17 @@ fairness above 0.9; OMO below the best Fair slowstart setting and below YARN."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
-from conftest import REPO
+from notebook_runner import execute_notebook, notebook_text
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("matplotlib")
 
 
 @pytest.fixture(scope="module")
 def directions():
-    path = REPO / "notebooks" / "fresh_omo.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "notebook stored with outputs"
-    old = dict(os.environ)
-    os.environ["SCHEDLAB_SMALL"] = "1"
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])
-    try:
-        client = nbclient.NotebookClient(nb, timeout=1200, kernel_name="python3",
-                                         resources={"metadata": {"path": str(path.parent)}})
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
-    text = "\n".join(o.get("text", "") or str(o.get("data", {}).get("text/plain", ""))
-                     for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    text = notebook_text(execute_notebook("fresh_omo.ipynb", timeout=1200))
     assert "small run: True" in text
     line = next(l for l in text.splitlines() if l.startswith("DIRECTIONS "))
     return json.loads(line[len("DIRECTIONS "):])

@@ -3,14 +3,11 @@ directions are checked on three seeds of the full-size experiments (a few second
 eSplash wastes less attempt time and loses less makespan than the YARN speculator under a
 straggler and under a crash; SEPB at its recommended setting does not lose to plain speculation.
 Directions that do not reproduce are strict xfails with the measured numbers (see the notebook)."""
-import os
-import pathlib
-
 import pytest
 
+from notebook_runner import execute_notebook, notebook_text
 from schedlab import speculation_experiments as ex
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 SEEDS = (0, 1, 2)
 
 
@@ -63,17 +60,8 @@ def test_sepb_recommended_setting_does_not_lose_to_plain_speculation(sepb_runs):
     assert sepb_runs["sepb@1"] <= sepb_runs["hadoop"]
 
 
-def test_notebook_runs_with_small_parameters(monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    monkeypatch.setenv("SCHEDLAB_SMALL", "1")
-    monkeypatch.setenv("PYTHONPATH", str(REPO / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    nb = nbformat.read(REPO / "notebooks" / "esplash.ipynb", as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "store the notebook without outputs"
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(REPO / "notebooks")}}).execute()
-    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+def test_notebook_runs_with_small_parameters():
+    text = notebook_text(execute_notebook("esplash.ipynb", timeout=600))
     assert "esplash wastes less than yarn" in text
 
 
