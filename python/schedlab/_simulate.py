@@ -158,6 +158,24 @@ class Result:
             self._tasks = df
         return self._tasks
 
+    def _utilization(self, tasks: pd.DataFrame, span: float) -> float:
+        """Busy capacity over total capacity x makespan, in the unit the engine allocates: typed or
+        pooled slots (map + reduce slots), generic worker slots, or vcores (YARN containers and the
+        multi-resource engine, each attempt weighted by its task's vcores)."""
+        nodes = self.cluster.nodes
+        held = np.where(np.isfinite(tasks["finish"]), tasks["finish"], self.end_time) - tasks["start"]
+        engine = getattr(self.scheduler, "engine", "mapreduce")
+        if engine == "worker":
+            capacity = float(nodes["slots"].sum())
+        elif engine == "share" or self.counters.get("slot_model") == 2:
+            _, t = self.workload.native().columns()
+            held = held * np.asarray(t["vcores"])[tasks["task_id"].to_numpy()]
+            capacity = float(nodes["vcores"].sum())
+        else:
+            capacity = float(nodes["map_slots"].sum() + nodes["reduce_slots"].sum())
+        busy = float(np.nansum(held))
+        return busy / (capacity * span) if span > 0 and capacity > 0 else np.nan
+
     def summary(self, by: str | None = None, percentiles=(50, 90, 99)) -> pd.Series | pd.DataFrame:
         """Headline metrics: makespan, mean and percentile completion times, total flowtime,
         Jain's fairness index over per-job slowdowns, locality fractions, slot utilization.
@@ -180,9 +198,7 @@ class Result:
             s[f"locality_{level}"] = float((known["locality"] == level).mean()) if len(known) else np.nan
         span = s["makespan"]
         nodes = self.cluster.nodes
-        total_slots = float(nodes["map_slots"].sum() + nodes["reduce_slots"].sum()) or float(nodes["slots"].sum())
-        busy = np.nansum(np.where(np.isfinite(tasks["finish"]), tasks["finish"], self.end_time) - tasks["start"])
-        s["utilization"] = busy / (total_slots * span) if span > 0 and total_slots > 0 else np.nan
+        s["utilization"] = self._utilization(tasks, span)
         wasted = tasks["status"] == "killed"
         s["wasted_attempt_time"] = float((tasks["finish"][wasted] - tasks["start"][wasted]).sum())
         for k, v in _attempt_metrics(tasks, nodes).items():

@@ -249,6 +249,19 @@ class Workload:
             for k in sorted(d):
                 h.update(k.encode())
                 h.update(np.ascontiguousarray(d[k]).tobytes())
+        # what the native columns do not hold: job ids, labels and extra job columns
+        # (e.g. a job class), which results and their stores carry too
+        h.update(pd.util.hash_array(np.asarray(self._job_ids, dtype=object)).tobytes())
+        for labels in (self.user_labels, self.queue_labels):
+            h.update(repr(None if labels is None else list(labels)).encode())
+        # (columns held natively or derived from the tasks are hashed above already)
+        extra = self._job_meta.drop(columns=[c for c in self._job_meta.columns if c in _NATIVE_OR_DERIVED_JOB_COLUMNS])
+        if len(extra.columns):
+            h.update(repr(list(extra.columns)).encode())
+            try:
+                h.update(pd.util.hash_pandas_object(extra, index=False).to_numpy().tobytes())
+            except TypeError:  # unhashable cells (e.g. lists)
+                h.update(extra.to_csv(index=False).encode())
         return h.hexdigest()[:16]
 
     def __len__(self):
@@ -264,6 +277,7 @@ class Workload:
 
 
 _DERIVED_JOB_COLUMNS = ("n_maps", "task_begin")
+_NATIVE_OR_DERIVED_JOB_COLUMNS = ("user", "queue", "n_maps", "n_reduces", "ideal_time", "eligible_nodes")
 
 
 def _native_columns(native):

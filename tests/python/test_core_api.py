@@ -215,3 +215,35 @@ def test_time_limit_leaves_unfinished_jobs_as_nan():
     r = sl.simulate(sl.Cluster(nodes=1, map_slots=1), wl, "fifo", time_limit=250)
     assert r.jobs["finish_time"].isna().any()
     assert r.summary()["unfinished_jobs"] > 0
+
+
+def _one_job(works, **task_columns):
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0] * len(works), "stage": ["map"] * len(works), "work": works, **task_columns})
+    return sl.Workload.from_frames(jobs, tasks)
+
+
+def test_utilization_counts_the_capacity_of_the_engine_that_ran():
+    # typed slots: 2 tasks of 10 s on one node with 2 map + 2 reduce slots -> 20 / (4 x 10)
+    r = sl.simulate(sl.Cluster(nodes=1, map_slots=2, reduce_slots=2), _one_job([10.0, 10.0]), "fifo")
+    span = r.summary()["makespan"]
+    assert r.summary()["utilization"] == pytest.approx(20.0 / (4 * span))
+    # generic worker slots: the same node with slots=1 runs the tasks one after the other
+    r = sl.simulate(sl.Cluster(nodes=1, map_slots=2, reduce_slots=2, slots=1), _one_job([10.0, 10.0]), "sparrow")
+    span = r.summary()["makespan"]
+    assert span > 20 and r.summary()["utilization"] == pytest.approx(20.0 / span)
+    # containers: tasks of 1 and 3 vcores on a 4-vcore node run together -> (10 + 30) / (4 x span)
+    w = _one_job([10.0, 10.0], vcores=[1.0, 3.0], memory=[1.0, 1.0])
+    r = sl.simulate(sl.Cluster(nodes=1, vcores=4, memory=8), w, "yarn")
+    span = r.summary()["makespan"]
+    assert r.summary()["utilization"] == pytest.approx(40.0 / (4 * span))
+
+
+def test_fingerprint_tells_apart_workloads_that_differ_only_in_ids_or_extra_columns():
+    base = sl.synthetic.generate(jobs=5, seed=1)
+    jobs, tasks = base.jobs, base.tasks
+    same = sl.Workload.from_frames(jobs, tasks)
+    assert same.fingerprint() == base.fingerprint()
+    renamed = sl.Workload.from_frames(jobs.assign(job_id=jobs["job_id"] + 100), tasks.assign(job_id=tasks["job_id"] + 100))
+    tagged = sl.Workload.from_frames(jobs.assign(kind=["a", "b", "a", "b", "a"]), tasks)
+    assert len({base.fingerprint(), renamed.fingerprint(), tagged.fingerprint()}) == 3

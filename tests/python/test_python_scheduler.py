@@ -214,3 +214,29 @@ def test_summary_reports_deadline_metrics_and_overhead():
     assert s["overhead_per_job"] == pytest.approx(r.counters["scheduler_seconds"] / 12)
     assert s["overhead_fraction"] == pytest.approx(s["overhead_per_job"] / s["mean_completion_time"])
     assert "overhead_per_job" not in sl.simulate(cluster, wl, "edf", seed=0).summary()
+
+
+class NeverLaunches(sl.Scheduler):
+    """A scheduler that never acts: tasks stay pending forever."""
+
+    def on_heartbeat(self, sim, node):
+        pass
+
+
+def test_a_scheduler_that_never_launches_fails_clearly_instead_of_running_forever():
+    cluster, workload = next(_workloads())
+    with pytest.raises(RuntimeError, match=r"no progress.*stall_limit") as info:
+        sl.simulate(cluster, workload, NeverLaunches(), seed=1, stall_limit=600)
+    first_submit = workload.jobs["submit_time"].min()
+    assert f"t={first_submit:.6f}" in str(info.value)  # names when the stall began
+    # with the guard off, a time limit still ends the run, with every job unfinished
+    r = sl.simulate(cluster, workload, NeverLaunches(), seed=1, stall_limit=0, time_limit=5000)
+    assert r.jobs["finish_time"].isna().all() and len(r.tasks) == 0
+
+
+def test_the_stall_guard_counts_only_time_with_nothing_running():
+    # fifo on a busy cluster keeps tasks pending for long stretches while others run: no error
+    cluster = sl.Cluster(nodes=1, racks=1, map_slots=1, reduce_slots=1)
+    workload = sl.synthetic.generate(jobs=30, rate=1.0, seed=2, maps=("randint", 5, 10))
+    r = sl.simulate(cluster, workload, "fifo", seed=1, stall_limit=1)
+    assert r.jobs["finish_time"].notna().all() and r.end_time > 100

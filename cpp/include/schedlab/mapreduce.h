@@ -70,6 +70,7 @@ struct Options {
   double network_bandwidth = 1.25e8;   // bytes/s a reduce fetches its shuffle input at
   int replication = 3;                 // replicas drawn per map when the workload has none
   double time_limit = std::numeric_limits<double>::infinity();
+  double stall_limit = 86400;          // error after this long with tasks pending and nothing running (0 = never)
   double sample_interval = 0;          // > 0: record slot-usage time series every so many seconds
   bool measure_overhead = false;       // time every scheduler callback (counters scheduler_seconds/_calls)
   std::string faults;                  // fault list (see parse_faults)
@@ -249,6 +250,7 @@ class Sim {
   void finish_reduce_copy(int32_t job);
   void schedule_attempt_end(int64_t a);
   void sample();
+  void check_stall();  // throws when tasks have waited with nothing running for stall_limit seconds
   void release(int64_t attempt);
   void place_replicas();
   void build_job_index(int32_t job);
@@ -275,6 +277,7 @@ class Sim {
   EventQueue events_q_;
   Random sched_rng_;
   double now_ = 0;
+  double stalled_since_ = std::numeric_limits<double>::quiet_NaN();  // nothing running since then (NaN = running)
   uint64_t events_ = 0;
   double hb_interval_ = 1;
 

@@ -44,6 +44,9 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::number("network_bandwidth", 1.25e8, 1e-9, 1e15, "bytes per second at which a reduce fetches its shuffle input"),
       ParamSpec::integer("replication", 3, 1, 1000, "replicas drawn for each map input when the workload gives none (HDFS placement)"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+      ParamSpec::number("stall_limit", 86400, 0, INFINITY,
+                        "raise an error when tasks are pending, none is running and none is launched for this many "
+                        "simulated seconds (a scheduler that never launches them would otherwise run forever); 0 = never"),
       ParamSpec::number("sample_interval", 0, 0, 1e9, "> 0: record slot usage every so many seconds (series 'slots')"),
       ParamSpec::boolean("measure_overhead", false,
                          "measure the wall time of every scheduler callback (counters 'scheduler_seconds' and "
@@ -70,6 +73,7 @@ Options Options::from(const Params& p) {
   o.network_bandwidth = p.number("network_bandwidth");
   o.replication = static_cast<int>(p.integer("replication"));
   o.time_limit = p.number("time_limit");
+  o.stall_limit = p.number("stall_limit");
   o.sample_interval = p.number("sample_interval");
   o.measure_overhead = p.boolean("measure_overhead");
   o.faults = p.text("faults");
@@ -463,6 +467,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   if (down_[node]) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
   if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
 
+  stalled_since_ = kNaN;
   const int64_t a = static_cast<int64_t>(attempts_.size());
   Attempt at{};
   at.task = task;
@@ -889,11 +894,30 @@ void Sim::heartbeat(int32_t node) {
     ++n_parked_;
     return;
   }
+  if (total_running_[0] + total_running_[1] == 0) check_stall();
   ++heartbeats_;
   if (spec_) spec_->before_heartbeat(*this, node);
   call_scheduler([&] { sched_.on_heartbeat(*this, node); });
   if (spec_) spec_->on_heartbeat(*this, node);
   events_q_.push(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));
+}
+
+void Sim::check_stall() {
+  if (std::isnan(stalled_since_)) {
+    stalled_since_ = now_;
+    return;
+  }
+  if (opt_.stall_limit > 0 && now_ - stalled_since_ > opt_.stall_limit) {
+    int64_t jobs_waiting = 0;
+    for (int32_t j : active_jobs_) jobs_waiting += jobs_[j].pending[kMap] + jobs_[j].pending[kReduce] > 0;
+    throw std::runtime_error(
+        "simulation made no progress: " + std::to_string(total_pending_[kMap]) + " map and " +
+        std::to_string(total_pending_[kReduce]) + " reduce tasks of " + std::to_string(jobs_waiting) +
+        " jobs are pending and nothing has run since t=" + std::to_string(stalled_since_) + " s (now t=" +
+        std::to_string(now_) + " s): the scheduler never launches them (check its parameters, e.g. a queue with "
+        "no capacity, or slots of a type the jobs need); raise or disable (0) the simulate option 'stall_limit' "
+        "if the wait is intended");
+  }
 }
 
 void Sim::sample() {
@@ -949,6 +973,8 @@ SimResult Sim::run() {
   }
 
   SimResult r;
+  r.events = events_;
+  r.end_time = now_;
   r.job_start.resize(nj);
   r.job_finish.resize(nj);
   auto& mf = r.job_extra["map_finish"];
@@ -980,10 +1006,14 @@ SimResult Sim::run() {
     orig_node[i] = at.orig_node;
     speed_at_start[i] = at.speed_at_start;
   }
-  r.counters = counters_;
+  // the scheduler and speculator report last (they may add counters and series)
+  sched_.finish(*this, r);
+  if (spec_) spec_->finish(*this, r);
+  for (const auto& [name, value] : counters_) r.counters[name] = value;
   r.counters["heartbeats"] = double(heartbeats_);
   r.counters["out_of_band_heartbeats"] = double(oob_heartbeats_);
   r.counters["heartbeat_interval"] = hb_interval_;
+  r.counters["slot_model"] = double(static_cast<int>(sched_.slot_model()));  // 0 typed, 1 pooled, 2 containers
   if (opt_.measure_overhead) {
     r.counters["scheduler_seconds"] = double(sched_ns_) * 1e-9;
     r.counters["scheduler_calls"] = double(sched_calls_);
@@ -998,10 +1028,6 @@ SimResult Sim::run() {
     r.counters["lost_map_outputs"] = double(lost_outputs_);
     r.counters["failed_attempts"] = double(failed_attempts_);
   }
-  r.events = events_;
-  r.end_time = now_;
-  sched_.finish(*this, r);
-  if (spec_) spec_->finish(*this, r);
   r.series.merge(series_);
   return r;
 }
