@@ -160,6 +160,9 @@ PYBIND11_MODULE(_core, m) {
              w->replica_node = column<int32_t>(tasks, "replica_node");
              w->eligible_begin = column<int64_t>(jobs, "eligible_begin");
              w->eligible_node = column<int32_t>(jobs, "eligible_node");
+             w->parent_begin = column<int64_t>(jobs, "parent_begin");
+             w->parent_job = column<int32_t>(jobs, "parent_job");
+             w->dag = column<int32_t>(jobs, "dag");
              w->finalize();
              return w;
            }),
@@ -178,6 +181,9 @@ PYBIND11_MODULE(_core, m) {
         jobs["task_begin"] = view(w.task_begin, self);
         jobs["eligible_begin"] = view(w.eligible_begin, self);
         jobs["eligible_node"] = view(w.eligible_node, self);
+        jobs["parent_begin"] = view(w.parent_begin, self);
+        jobs["parent_job"] = view(w.parent_job, self);
+        jobs["dag"] = view(w.dag, self);
         tasks["job"] = view(w.task_job, self);
         tasks["stage"] = view(w.task_stage, self);
         tasks["work"] = view(w.work, self);

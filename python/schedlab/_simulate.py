@@ -82,7 +82,14 @@ class Result:
 
     * ``jobs`` — one row per job: ``job_id, submit_time, start_time, finish_time,
       completion_time, queueing_delay, map_finish_time``, the job's user, queue, weight, deadline
-      (and ``late``), task counts, and any extra columns of the workload's job table.
+      (and ``late``), task counts, its ``dag`` (and ``parents`` when jobs depend on others), and
+      any extra columns of the workload's job table. The mapreduce engine adds ``ready_time``:
+      when the job was submitted to the scheduler (its submit time, or for a job with parents
+      the later of that and its last parent's finish); ``queueing_delay`` is then
+      ``start_time - ready_time``, while ``completion_time`` stays ``finish_time - submit_time``.
+    * ``dags`` — one row per DAG (workflow) of jobs: ``dag, n_jobs, submit_time`` (earliest
+      submit), ``start_time, finish_time`` (last job's finish; NaN if a job is unfinished) and
+      ``completion_time``.
     * ``tasks`` — one row per attempt: ``job_id, task_id, stage, node, start, finish, duration,
       status, locality, slot, slot_type, speculative``.
     * ``summary()`` — the headline metrics as a Series.
@@ -100,7 +107,7 @@ class Result:
         self.events = int(raw["events"])
         self.end_time = float(raw["end_time"])
         self.counters = dict(raw["counters"])
-        self._jobs = self._tasks = None
+        self._jobs = self._tasks = self._dags = None
         self.series = {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()})
                        for name, cols in raw["series"].items()}
 
@@ -115,15 +122,35 @@ class Result:
             df.insert(5, "queueing_delay", df["start_time"] - df["submit_time"])
             for k, v in raw.items():
                 if k not in ("start_time", "finish_time"):
-                    name = "map_finish_time" if k == "map_finish" else k
+                    name = {"map_finish": "map_finish_time", "ready": "ready_time"}.get(k, k)
                     v = np.asarray(v)
                     if k == "class":  # worker engine: 0 = short job, 1 = long job
                         v = pd.Categorical.from_codes(v.astype(np.int8), ["short", "long"])
                     df[name] = v
+            if "ready_time" in df:  # the wait in the scheduler's queue, not for parents
+                df["queueing_delay"] = df["start_time"] - df["ready_time"]
             if np.isfinite(df["deadline"]).any():
                 df["late"] = df["finish_time"] > df["deadline"]
             self._jobs = df
         return self._jobs
+
+    @property
+    def dags(self) -> pd.DataFrame:
+        """One row per DAG (workflow) of jobs: ``dag, n_jobs, submit_time, start_time,
+        finish_time, completion_time`` (from the DAG's first submission to its last job's
+        finish; NaN while a job of it is unfinished)."""
+        if self._dags is None:
+            jobs = self.jobs
+            g = jobs.assign(_unfinished=jobs["finish_time"].isna()).groupby("dag", sort=False)
+            df = pd.DataFrame({
+                "n_jobs": g.size(),
+                "submit_time": g["submit_time"].min(),
+                "start_time": g["start_time"].min(),
+                "finish_time": g["finish_time"].max().where(~g["_unfinished"].any()),
+            })
+            df["completion_time"] = df["finish_time"] - df["submit_time"]
+            self._dags = df.rename_axis("dag").reset_index()
+        return self._dags
 
     @property
     def tasks(self) -> pd.DataFrame:
@@ -182,7 +209,9 @@ class Result:
         With deadlines: ``late_fraction`` (P, the proportion of late jobs), ``late_jobs`` and
         ``mean_tardiness``; the mean turnaround T is ``mean_completion_time``. With
         ``measure_overhead=True``: ``overhead_per_job`` (O, wall seconds spent in the scheduler
-        per finished job) and ``overhead_fraction`` (O/T). ``by`` groups the job metrics by a job column
+        per finished job) and ``overhead_fraction`` (O/T). When some DAG holds several jobs:
+        ``dags``, ``unfinished_dags``, ``mean_dag_completion_time`` and the percentiles
+        ``pNN_dag_completion_time`` over :attr:`dags`. ``by`` groups the job metrics by a job column
         (e.g. ``"class"``) and returns one row per group."""
         jobs = self.jobs
         if by is not None:
@@ -204,6 +233,14 @@ class Result:
         for k, v in _attempt_metrics(tasks, nodes).items():
             s[k] = v
         s["attempts"] = float(len(tasks))
+        if len(jobs) and jobs["dag"].duplicated().any():  # multi-job DAGs
+            dc = self.dags["completion_time"].to_numpy(float)
+            done = dc[np.isfinite(dc)]
+            s["dags"] = float(len(dc))
+            s["unfinished_dags"] = float(len(dc) - len(done))
+            s["mean_dag_completion_time"] = float(done.mean()) if len(done) else np.nan
+            for p in percentiles:
+                s[f"p{p}_dag_completion_time"] = float(np.percentile(done, p)) if len(done) else np.nan
         if "scheduler_seconds" in self.counters:  # simulate(..., measure_overhead=True)
             finished = float(np.isfinite(jobs["finish_time"].to_numpy(float)).sum())
             s["overhead_per_job"] = self.counters["scheduler_seconds"] / finished if finished else np.nan

@@ -1,4 +1,5 @@
-"""Workloads: jobs made of a map stage and an optional reduce stage, in columnar form."""
+"""Workloads: jobs made of a map stage and an optional reduce stage, in columnar form; jobs may
+depend on other jobs (DAGs of MapReduce jobs, as workflows run them on Hadoop 1)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +16,9 @@ JOB_COLUMNS = {
     "weight": "fair-share weight (> 0; default 1)",
     "deadline": "absolute deadline in seconds (NaN = none)",
     "eligible_nodes": "placement constraint: a list of node ids the job's tasks may run on (None = any node)",
+    "parents": "job dependencies: a list of job_ids (or one job_id) that must finish before the job is "
+               "submitted (None / [] = none); see also from_frames(dependencies=)",
+    "dag": "the DAG (workflow) the job belongs to (any value; default: the job's own job_id)",
 }
 #: Task columns understood by :meth:`Workload.from_frames`.
 TASK_COLUMNS = {
@@ -50,8 +54,10 @@ class Workload:
     :func:`schedlab.datasets.load`. ``jobs`` and ``tasks`` give it back as DataFrames.
     """
 
-    def __init__(self, native, job_ids, job_meta: pd.DataFrame, user_labels, queue_labels, name="workload"):
+    def __init__(self, native, job_ids, job_meta: pd.DataFrame, user_labels, queue_labels, name="workload",
+                 dag_labels=None):
         self._native = native
+        self.dag_labels = dag_labels  # labels of the dense DAG ids (None: a DAG is named by a job_id)
         self._job_ids = job_ids
         self._job_meta = job_meta  # extra job columns, in dense job order
         self.user_labels = user_labels
@@ -60,10 +66,22 @@ class Workload:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_frames(cls, jobs: pd.DataFrame, tasks: pd.DataFrame, *, name="workload", source="from_frames"):
+    def from_frames(cls, jobs: pd.DataFrame, tasks: pd.DataFrame, *, dependencies: pd.DataFrame | None = None,
+                    name="workload", source="from_frames"):
         """Builds a workload from a job table and a task table (columns: ``JOB_COLUMNS`` and
         ``TASK_COLUMNS``). Jobs are ordered by submit time, tasks by (job, stage). Raises
-        ``ValueError`` naming the column and row of any bad value."""
+        ``ValueError`` naming the column and row of any bad value.
+
+        **DAG jobs.** A job may depend on other jobs: it is submitted to the scheduler only when
+        all its parents have finished (at the later of its ``submit_time`` and its last parent's
+        finish), as Hadoop 1 workflows (Pig, Hive, Oozie) submit a DAG of MapReduce jobs. Give the
+        edges either as a ``parents`` job column (a list of parent job_ids per job, or one job_id;
+        None or [] for none) or, vectorised for large DAGs, as an edge table ``dependencies`` with
+        columns ``job_id`` (the child) and ``parent_id`` — or both (their union is used). A
+        ``dag`` job column groups jobs into DAGs (workflows) for :attr:`Result.dags`; by default
+        every job is its own DAG. A parent must exist, must not be the job itself, must not be
+        submitted after its child, and the edges must not form a cycle. Jobs of equal submit
+        time are ordered parents first."""
         if not isinstance(jobs, pd.DataFrame) or not isinstance(tasks, pd.DataFrame):
             _fail(source, "jobs and tasks must be pandas DataFrames")
         for col in ("job_id", "submit_time"):
@@ -84,7 +102,11 @@ class Workload:
             i = int(np.argmax(bad))
             _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'submit_time' must be a number >= 0, "
                           f"got {jobs['submit_time'].iloc[i]!r}")
-        order = np.argsort(submit, kind="stable")
+        edges = _edges(jobs, dependencies, submit, source)
+        if edges is None:
+            order = np.argsort(submit, kind="stable")
+        else:
+            order = np.lexsort((_levels(jobs, *edges, source), submit))  # parents before children
         jobs = jobs.iloc[order].reset_index(drop=True)
         submit = submit[order]
         job_index = pd.Index(jobs["job_id"])
@@ -152,9 +174,30 @@ class Workload:
                 jcols[col] = v
         if "eligible_nodes" in jobs:
             jcols["eligible_begin"], jcols["eligible_node"] = _eligible(jobs, source)
+        if edges is not None:
+            inv = np.empty(len(order), np.int64)
+            inv[order] = np.arange(len(order))
+            child, parent = inv[edges[0]], inv[edges[1]]
+            e = np.lexsort((parent, child))
+            jcols["parent_job"] = parent[e].astype(np.int32)
+            begin = np.zeros(len(jobs) + 1, np.int64)
+            np.cumsum(np.bincount(child, minlength=len(jobs)), out=begin[1:])
+            jcols["parent_begin"] = begin
+        dag_labels = None
+        if "dag" in jobs:
+            codes, dag_labels = _codes(jobs["dag"])
+            if (codes < 0).any():
+                i = int(np.argmax(codes < 0))
+                _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'dag' is missing")
+            if (codes == np.arange(len(codes))).all() and pd.Index(dag_labels).equals(job_index):
+                dag_labels = None  # the default: every job its own DAG, named by its job_id
+            else:
+                jcols["dag"] = codes
         native = _core.Workload(jcols, tcols)
-        meta = jobs.drop(columns=[c for c in ("job_id", "submit_time", "weight", "deadline") if c in jobs])
-        return cls(native, jobs["job_id"].to_numpy(), meta.reset_index(drop=True), user_labels, queue_labels, name)
+        meta = jobs.drop(columns=[c for c in ("job_id", "submit_time", "weight", "deadline", "parents", "dag")
+                                  if c in jobs])
+        return cls(native, jobs["job_id"].to_numpy(), meta.reset_index(drop=True), user_labels, queue_labels, name,
+                   dag_labels)
 
     # ------------------------------------------------------------------ views
     @property
@@ -188,11 +231,26 @@ class Workload:
             "n_maps": np.asarray(j["n_maps"]),
             "n_reduces": n_tasks - np.asarray(j["n_maps"]),
             "ideal_time": self._ideal_times(),
+            "dag": self._dag_column(j),
         })
+        if self.has_dependencies:
+            pb, pj = np.asarray(j["parent_begin"]), np.asarray(j["parent_job"])
+            df["parents"] = [list(x) for x in np.split(self._job_ids[pj], pb[1:-1])]
         for c in self._job_meta.columns:
             if c not in df:
                 df[c] = self._job_meta[c].to_numpy()
         return df
+
+    @property
+    def has_dependencies(self) -> bool:
+        """Whether some job depends on another (the workload holds DAGs of jobs)."""
+        return len(self._native.columns()[0]["parent_job"]) > 0
+
+    def _dag_column(self, j):
+        codes = np.asarray(j["dag"])
+        if self.dag_labels is not None:
+            return np.asarray(self.dag_labels, dtype=object)[codes]
+        return self._job_ids[codes]
 
     def _ideal_times(self):
         """Per job: its critical path on an empty cluster of speed-1 nodes (longest map plus
@@ -247,8 +305,12 @@ class Workload:
         j, t = self._native.columns()
         for d in (j, t):
             for k in sorted(d):
+                if k in ("dag", "parent_begin", "parent_job") and _default_dag_column(j, k):
+                    continue  # keeps the fingerprints of workloads without DAGs as they were
                 h.update(k.encode())
                 h.update(np.ascontiguousarray(d[k]).tobytes())
+        if self.dag_labels is not None:
+            h.update(pd.util.hash_array(np.asarray(self.dag_labels, dtype=object)).tobytes())
         # what the native columns do not hold: job ids, labels and extra job columns
         # (e.g. a job class), which results and their stores carry too
         h.update(pd.util.hash_array(np.asarray(self._job_ids, dtype=object)).tobytes())
@@ -270,14 +332,23 @@ class Workload:
     def __reduce__(self):
         # pickling (process pools, Dask workers): rebuild the native workload from its columns
         return (_rebuild_workload, (_native_columns(self._native), self._job_ids, self._job_meta,
-                                    self.user_labels, self.queue_labels, self.name))
+                                    self.user_labels, self.queue_labels, self.name, self.dag_labels))
 
     def __repr__(self):
         return f"Workload(name={self.name!r}, jobs={self.n_jobs}, tasks={self.n_tasks})"
 
 
 _DERIVED_JOB_COLUMNS = ("n_maps", "task_begin")
-_NATIVE_OR_DERIVED_JOB_COLUMNS = ("user", "queue", "n_maps", "n_reduces", "ideal_time", "eligible_nodes")
+_NATIVE_OR_DERIVED_JOB_COLUMNS = ("user", "queue", "n_maps", "n_reduces", "ideal_time", "eligible_nodes", "dag",
+                                  "parents")
+
+
+def _default_dag_column(j, key):
+    """Whether a DAG column holds its default (no dependencies; every job its own DAG)."""
+    if key == "dag":
+        d = np.asarray(j["dag"])
+        return bool((d == np.arange(len(d))).all())
+    return len(j["parent_job"]) == 0
 
 
 def _native_columns(native):
@@ -286,8 +357,107 @@ def _native_columns(native):
             {k: np.array(v) for k, v in t.items()})
 
 
-def _rebuild_workload(columns, job_ids, job_meta, user_labels, queue_labels, name):
-    return Workload(_core.Workload(*columns), job_ids, job_meta, user_labels, queue_labels, name)
+def _rebuild_workload(columns, job_ids, job_meta, user_labels, queue_labels, name, dag_labels=None):
+    return Workload(_core.Workload(*columns), job_ids, job_meta, user_labels, queue_labels, name, dag_labels)
+
+
+def _label(x):
+    """A job label as the user wrote it (NumPy scalars as plain Python values) for messages."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _is_missing(x):
+    return x is None or (isinstance(x, float) and x != x)
+
+
+def _edges(jobs: pd.DataFrame, dependencies, submit, source):
+    """The dependency edges as (child, parent) row positions in ``jobs``, or None when there are
+    none. Duplicate edges are merged; unknown parents, self-dependencies and parents submitted
+    after their child raise ValueError naming the row."""
+    index = pd.Index(jobs["job_id"])
+    child_parts, parent_parts = [], []
+    if "parents" in jobs:
+        col = jobs["parents"].reset_index(drop=True)
+        col = col.map(lambda x: [] if _is_missing(x) else x)  # one cheap call per job, not per edge
+        ex = col.explode()
+        ex = ex[ex.map(lambda x: not _is_missing(x)).to_numpy(bool)] if len(ex) else ex
+        child = ex.index.to_numpy()
+        parent = index.get_indexer(ex.to_numpy())
+        if (parent < 0).any():
+            i = int(np.argmax(parent < 0))
+            _fail(source, f"jobs row {child[i]} (job_id {_label(jobs['job_id'].iloc[child[i]])!r}): 'parents' names job_id "
+                          f"{_label(ex.iloc[i])!r}, which is not in the jobs table")
+        child_parts.append(child.astype(np.int64))
+        parent_parts.append(parent.astype(np.int64))
+    if dependencies is not None:
+        if not isinstance(dependencies, pd.DataFrame) or not {"job_id", "parent_id"} <= set(dependencies.columns):
+            _fail(source, "dependencies must be a DataFrame with columns 'job_id' and 'parent_id'")
+        child = index.get_indexer(dependencies["job_id"])
+        parent = index.get_indexer(dependencies["parent_id"])
+        for arr, col in ((child, "job_id"), (parent, "parent_id")):
+            if (arr < 0).any():
+                i = int(np.argmax(arr < 0))
+                _fail(source, f"dependencies row {i}: '{col}' {_label(dependencies[col].iloc[i])!r} is not in the jobs table")
+        child_parts.append(child.astype(np.int64))
+        parent_parts.append(parent.astype(np.int64))
+    if not child_parts:
+        return None
+    child, parent = np.concatenate(child_parts), np.concatenate(parent_parts)
+    if len(child) == 0:
+        return None
+    pairs = np.unique(np.stack([child, parent], axis=1), axis=0)
+    child, parent = pairs[:, 0], pairs[:, 1]
+    bad = child == parent
+    if bad.any():
+        i = int(child[np.argmax(bad)])
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'parents' names the job itself")
+    bad = submit[parent] > submit[child]
+    if bad.any():
+        k = int(np.argmax(bad))
+        i, p = int(child[k]), int(parent[k])
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'parents' names job_id "
+                      f"{_label(jobs['job_id'].iloc[p])!r}, which is submitted later ({float(submit[p])!r} > {float(submit[i])!r}); "
+                      f"a parent must not be submitted after its child")
+    return child, parent
+
+
+def _levels(jobs, child, parent, source):
+    """Depth of each job in the dependency DAG (0 = no parent; else 1 + the deepest parent's),
+    by Kahn's algorithm one level at a time (O(jobs + edges) work in NumPy calls per level).
+    A cycle raises ValueError naming a job on it."""
+    n = len(jobs)
+    order = np.argsort(parent, kind="stable")
+    kids_by_parent = child[order]
+    ptr = np.searchsorted(parent[order], np.arange(n + 1))
+    indeg = np.bincount(child, minlength=n)
+    level = np.full(n, -1, np.int64)
+    frontier = np.flatnonzero(indeg == 0)
+    lv = 0
+    while len(frontier):
+        level[frontier] = lv
+        starts, lens = ptr[frontier], ptr[frontier + 1] - ptr[frontier]
+        total = int(lens.sum())
+        if total == 0:
+            break
+        offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+        kids = kids_by_parent[offsets]
+        indeg -= np.bincount(kids, minlength=n)
+        cand = np.unique(kids)
+        frontier = cand[indeg[cand] == 0]
+        lv += 1
+    if (level < 0).any():
+        # walk up through unresolved parents until a job repeats: that job is on a cycle
+        left = level < 0
+        parents_of = {}
+        for c, p in zip(child[left[child] & left[parent]], parent[left[child] & left[parent]]):
+            parents_of.setdefault(int(c), int(p))
+        i, seen = int(np.argmax(left)), set()
+        while i not in seen:
+            seen.add(i)
+            i = parents_of[i]
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'parents' form a dependency cycle "
+                      f"through this job")
+    return level
 
 
 def _replicas(tasks: pd.DataFrame, source):
@@ -325,13 +495,13 @@ def _eligible(jobs: pd.DataFrame, source):
         try:
             arr = np.asarray(list(x), dtype=np.float64)
         except (TypeError, ValueError):
-            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'eligible_nodes' must be a list of "
+            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'eligible_nodes' must be a list of "
                           f"node ids or None, got {x!r}")
         if len(arr) == 0:
-            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'eligible_nodes' is empty; use None for "
+            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'eligible_nodes' is empty; use None for "
                           f"'any node'")
         if not (np.isfinite(arr).all() and (arr >= 0).all() and (arr == np.floor(arr)).all()):
-            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'eligible_nodes' must hold node ids "
+            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'eligible_nodes' must hold node ids "
                           f">= 0, got {x!r}")
         arr = np.unique(arr.astype(np.int64))
         lens[i] = len(arr)

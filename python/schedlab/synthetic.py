@@ -53,7 +53,7 @@ def draw(dist, rng: np.random.Generator, n: int, what: str = "value") -> np.ndar
 def generate(jobs: int = 100, *, seed: int = 0, arrivals=None, rate: float | None = None,
              maps=("randint", 1, 20), reduces=("randint", 0, 5), map_work=("exponential", 30.0),
              reduce_work=("exponential", 60.0), users: int = 1, queues: int = 1, weights=1.0,
-             block_bytes: float = 64e6, shuffle_ratio=1.0, deadline_factor=None,
+             block_bytes: float = 64e6, shuffle_ratio=1.0, deadline_factor=None, chain: int = 1,
              name: str = "synthetic") -> Workload:
     """A seeded synthetic workload of ``jobs`` MapReduce jobs.
 
@@ -63,9 +63,16 @@ def generate(jobs: int = 100, *, seed: int = 0, arrivals=None, rate: float | Non
     ``block_bytes`` and emits ``shuffle_ratio`` times as much; reduces share the job's map
     output. ``deadline_factor`` (a distribution) sets deadline = submit + factor x the job's
     sequential work on its own (optional). Users and queues are assigned round-robin.
+
+    ``chain`` > 1 makes DAG jobs: consecutive runs of ``chain`` jobs form one chain
+    (a Pig/Hive-style workflow) — each job depends on the one before it, all are submitted at
+    the chain's first arrival, and they share a ``dag`` id (the chain's index). The draws are
+    the same as with ``chain=1``, so a seed gives the same jobs either way.
     """
     if not isinstance(jobs, (int, np.integer)) or jobs < 1:
         raise ValueError(f"generate: 'jobs' must be a positive whole number, got {jobs!r}")
+    if not isinstance(chain, (int, np.integer)) or chain < 1:
+        raise ValueError(f"generate: 'chain' must be a positive whole number, got {chain!r}")
     rng = np.random.default_rng(seed)
     n = int(jobs)
     if arrivals is not None:
@@ -87,6 +94,11 @@ def generate(jobs: int = 100, *, seed: int = 0, arrivals=None, rate: float | Non
     rw = draw(reduce_work, rng, total_red, "reduce_work")
     ratio = draw(shuffle_ratio, rng, n, "shuffle_ratio")
     job_ids = np.arange(n)
+    deps = None
+    if chain > 1:
+        submit = submit[job_ids - job_ids % chain]  # a chain arrives at once
+        child = job_ids[job_ids % chain != 0]
+        deps = pd.DataFrame({"job_id": child, "parent_id": child - 1})
     map_job = np.repeat(job_ids, n_maps)
     red_job = np.repeat(job_ids, n_red)
     map_out = block_bytes * ratio[map_job]
@@ -109,4 +121,6 @@ def generate(jobs: int = 100, *, seed: int = 0, arrivals=None, rate: float | Non
     if deadline_factor is not None:
         seq = np.bincount(map_job, weights=mw, minlength=n) + np.bincount(red_job, weights=rw, minlength=n)
         jobs_df["deadline"] = submit + draw(deadline_factor, rng, n, "deadline_factor") * seq
-    return Workload.from_frames(jobs_df, tasks, name=name)
+    if chain > 1:
+        jobs_df["dag"] = job_ids // chain
+    return Workload.from_frames(jobs_df, tasks, dependencies=deps, name=name)

@@ -12,6 +12,13 @@
 // Hadoop defines it (map: fraction of input done; reduce: 1/3 copy + 1/3 sort + 1/3 reduce), so
 // a slowdown re-times the attempts in flight. A speculator (mr::Speculator, an engine option
 // composable with every scheduler) may add speculative attempts.
+//
+// DAG jobs [Hadoop 1 workflows: Pig, Hive and Oozie run a DAG of stages as a DAG of MapReduce
+// jobs]: a job with parents (Workload::parent_job) is submitted to the JobTracker, and so to the
+// scheduler, only when its last parent has finished, at max(its submit_time, that finish). The
+// scheduler sees that submission time: for such a job `workload().submit_time` reads the time it
+// was submitted (JobInProgress's start time, which Hadoop's FIFO and fair-share orders use) once
+// it is; JobState::ready holds it for every job.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -115,6 +122,7 @@ struct JobState {
   double map_finish = std::numeric_limits<double>::quiet_NaN();
   bool submitted = false;
   bool map_stage_reported = false;  // on_stage_finished(kMap) was called (only once, even after re-runs)
+  double ready = std::numeric_limits<double>::quiet_NaN();  // when it was submitted to the scheduler
 };
 
 class Sim;
@@ -244,6 +252,8 @@ class Sim {
   enum EventKind : uint32_t { kArrival, kHeartbeat, kAttemptEnd, kTimer, kSample, kSpecTimer,
                               kSlowStart, kSlowEnd, kCrash, kDetect, kRestart };
   void submit(int32_t job);
+  void arrive(int32_t job);         // its submit_time has come: submit it unless a parent is unfinished
+  void release_children(int32_t job);  // `job` finished: submit the children it was the last parent of
   void heartbeat(int32_t node);
   void attempt_end(int64_t a);
   void wake_parked_nodes();
@@ -270,6 +280,7 @@ class Sim {
   void stall_copies(int32_t job);
 
   const Cluster& cluster_;
+  std::unique_ptr<Workload> own_wl_;  // DAG workloads: a copy whose submit_time becomes the ready time
   const Workload& wl_;
   Scheduler& sched_;
   Options opt_;
@@ -320,6 +331,11 @@ class Sim {
   int64_t total_pending_[2] = {0, 0};
   int64_t total_running_[2] = {0, 0};
   int64_t unfinished_jobs_ = 0;
+  // job dependencies: children of each job (CSR), unfinished parents, and whether it has arrived
+  std::vector<int64_t> child_begin_;
+  std::vector<int32_t> child_job_;
+  std::vector<int32_t> parents_left_;
+  std::vector<uint8_t> arrived_;
   int64_t n_parked_ = 0;
   int64_t sched_ns_ = 0;
   uint64_t sched_calls_ = 0;

@@ -40,6 +40,15 @@ struct Workload {
   // range, or an empty eligible_begin, means any node.
   std::vector<int64_t> eligible_begin;  // size n_jobs + 1 (may be empty = unconstrained)
   std::vector<int32_t> eligible_node;
+  // --- job dependencies (DAGs of MapReduce jobs, as Pig/Hive/Oozie run them on Hadoop 1) ---
+  // Job j may be submitted only when every job parent_job[parent_begin[j] .. parent_begin[j+1])
+  // has finished: it enters the scheduler at max(submit_time[j], the last parent's finish).
+  // Parents have smaller job ids than their children (see validate()). An empty parent_begin
+  // means no dependencies.
+  std::vector<int64_t> parent_begin;  // size n_jobs + 1 (may be empty = independent jobs)
+  std::vector<int32_t> parent_job;
+  // The DAG (workflow) each job belongs to: dense ids in [0, n_jobs); default: the job's own id.
+  std::vector<int32_t> dag;
 
   size_t n_jobs() const { return submit_time.size(); }
   size_t n_tasks() const { return task_job.size(); }
@@ -47,6 +56,7 @@ struct Workload {
   bool has_deadline(size_t j) const { return !std::isnan(deadline[j]); }
   bool has_replicas() const { return !replica_begin.empty(); }
   bool has_constraints() const { return !eligible_begin.empty(); }
+  bool has_dependencies() const { return !parent_job.empty(); }
 
   // Fills optional columns with defaults (estimate = work, weight 1, ...) and checks every
   // invariant; throws std::invalid_argument naming the field and the row.

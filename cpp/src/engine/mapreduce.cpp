@@ -219,7 +219,13 @@ inline void Sim::call_scheduler(F&& f) {
 
 Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options,
          uint64_t seed)
-    : cluster_(cluster), wl_(workload), sched_(scheduler), opt_(options), seed_(seed), sched_rng_(seed, 2) {
+    : cluster_(cluster),
+      own_wl_(workload.has_dependencies() ? std::make_unique<Workload>(workload) : nullptr),
+      wl_(own_wl_ ? *own_wl_ : workload),
+      sched_(scheduler),
+      opt_(options),
+      seed_(seed),
+      sched_rng_(seed, 2) {
   const int32_t n = n_nodes();
   if (n == 0) throw std::invalid_argument("cluster has no nodes");
   hb_interval_ = opt_.heartbeat_interval >= 0 ? opt_.heartbeat_interval
@@ -270,6 +276,22 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   crash_jobs_.resize(n);
   spec_running_.assign(2 * nj, 0);
   missing_outputs_.assign(nj, 0);
+  if (wl_.has_dependencies()) {
+    // children lists (CSR, each in increasing job id), built once here
+    parents_left_.assign(nj, 0);
+    arrived_.assign(nj, 0);
+    child_begin_.assign(nj + 1, 0);
+    for (size_t j = 0; j < nj; ++j) {
+      parents_left_[j] = static_cast<int32_t>(wl_.parent_begin[j + 1] - wl_.parent_begin[j]);
+      for (int64_t k = wl_.parent_begin[j]; k < wl_.parent_begin[j + 1]; ++k) child_begin_[wl_.parent_job[k] + 1]++;
+    }
+    for (size_t j = 0; j < nj; ++j) child_begin_[j + 1] += child_begin_[j];
+    child_job_.resize(static_cast<size_t>(child_begin_[nj]));
+    std::vector<int64_t> fill = child_begin_;
+    for (size_t j = 0; j < nj; ++j)
+      for (int64_t k = wl_.parent_begin[j]; k < wl_.parent_begin[j + 1]; ++k)
+        child_job_[fill[wl_.parent_job[k]]++] = static_cast<int32_t>(j);
+  }
 }
 
 // HDFS default placement: first replica on a random node, second on a node of another rack,
@@ -832,6 +854,7 @@ void Sim::attempt_end(int64_t a) {
     node_index_[job].clear();
     rack_index_[job].clear();
     call_scheduler([&] { sched_.on_job_finished(*this, job); });
+    if (!child_begin_.empty()) release_children(job);
   }
   if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0 && !down_[node]) {
     ++oob_heartbeats_;
@@ -858,9 +881,26 @@ TimeSeries& Sim::series(const std::string& name, const std::vector<std::string>&
   return it->second;
 }
 
+void Sim::arrive(int32_t j) {
+  if (!parents_left_.empty() && parents_left_[j] > 0) {
+    arrived_[j] = 1;  // submitted by release_children when its last parent finishes
+    return;
+  }
+  submit(j);
+}
+
+void Sim::release_children(int32_t job) {
+  for (int64_t k = child_begin_[job]; k < child_begin_[job + 1]; ++k) {
+    const int32_t c = child_job_[k];
+    if (--parents_left_[c] == 0 && arrived_[c]) submit(c);
+  }
+}
+
 void Sim::submit(int32_t j) {
   JobState& js = jobs_[j];
   js.submitted = true;
+  js.ready = now_;
+  if (own_wl_) own_wl_->submit_time[j] = now_;  // what the scheduler sees as the job's submission
   js.pending[kMap] = wl_.n_maps[j];
   js.pending[kReduce] = static_cast<int32_t>(wl_.n_reduces(j));
   total_pending_[kMap] += js.pending[kMap];
@@ -956,7 +996,7 @@ SimResult Sim::run() {
         // Arrivals are pushed one at a time, so the heap holds O(active) events, not O(jobs).
         const int32_t j = static_cast<int32_t>(next_job++);
         if (next_job < nj) events_q_.push(wl_.submit_time[next_job], kArrival, 0);
-        submit(j);
+        arrive(j);
         break;
       }
       case kHeartbeat: heartbeat(static_cast<int32_t>(e.a)); break;
@@ -978,11 +1018,14 @@ SimResult Sim::run() {
   r.job_start.resize(nj);
   r.job_finish.resize(nj);
   auto& mf = r.job_extra["map_finish"];
+  auto& ready = r.job_extra["ready"];
   mf.resize(nj);
+  ready.resize(nj);
   for (size_t j = 0; j < nj; ++j) {
     r.job_start[j] = jobs_[j].start;
     r.job_finish[j] = jobs_[j].finish;
     mf[j] = jobs_[j].map_finish;
+    ready[j] = jobs_[j].ready;
   }
   const size_t na = attempts_.size();
   r.att_task.resize(na); r.att_node.resize(na); r.att_start.resize(na); r.att_finish.resize(na);

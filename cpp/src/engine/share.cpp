@@ -142,6 +142,9 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Policy& policy, const
     : cl_(cluster), wl_(workload), policy_(policy), opt_(options), rng_(seed, 7) {
   const int32_t n = n_nodes();
   if (n == 0) throw std::invalid_argument("cluster has no nodes");
+  if (wl_.has_dependencies())
+    throw std::invalid_argument("workload field 'parents': the share engine does not run jobs with dependencies "
+                                "(DAGs of jobs); use the mapreduce engine");
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
 
   // performance per node (and per user)

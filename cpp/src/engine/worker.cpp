@@ -114,6 +114,9 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     }
   const int32_t W = static_cast<int32_t>(worker_node_.size());
   if (W == 0) throw std::invalid_argument("cluster: the worker engine needs at least one slot ('slots' per node), got none");
+  if (wl_.has_dependencies())
+    throw std::invalid_argument("workload field 'parents': the worker engine does not run jobs with dependencies "
+                                "(DAGs of jobs); use the mapreduce engine");
   for (size_t t = 0; t < wl_.n_tasks(); ++t)
     if (wl_.task_stage[t] != kMap)
       throw std::invalid_argument("workload: the worker engine runs single-stage jobs, but task " + std::to_string(t) +

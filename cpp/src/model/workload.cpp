@@ -21,6 +21,10 @@ void Workload::finalize() {
   fill(queue, nj, 0);
   fill(weight, nj, 1.0);
   fill(deadline, nj, std::numeric_limits<double>::quiet_NaN());
+  if (dag.empty()) {
+    dag.resize(nj);
+    for (size_t j = 0; j < nj; ++j) dag[j] = static_cast<int32_t>(j);
+  }
   fill(task_stage, nt, kMap);
   if (estimate.empty()) estimate = work;
   fill(input_bytes, nt, 0.0);
@@ -113,6 +117,38 @@ void Workload::validate(size_t n_nodes) const {
                                       ", which is not in the cluster");
   } else if (!eligible_node.empty()) {
     throw std::invalid_argument("workload field 'eligible_node' is given without 'eligible_begin'");
+  }
+  need("dag", dag.size(), nj, "job");
+  for (size_t j = 0; j < nj; ++j)
+    if (dag[j] < 0 || static_cast<size_t>(dag[j]) >= nj)
+      throw std::invalid_argument(job_field("dag", j) + " must be a DAG id in [0, " + std::to_string(nj) + ")");
+  if (!parent_begin.empty()) {
+    need("parent_begin", parent_begin.size(), nj + 1, "job plus one");
+    if (parent_begin[0] != 0) throw std::invalid_argument("workload field 'parent_begin' must start at 0");
+    for (size_t j = 0; j < nj; ++j)
+      if (parent_begin[j + 1] < parent_begin[j]) throw std::invalid_argument(job_field("parents", j) + " has a negative count");
+    if (static_cast<size_t>(parent_begin[nj]) != parent_job.size())
+      throw std::invalid_argument("workload field 'parent_job' does not match 'parent_begin'");
+    // Acyclicity is checked cheaply and exactly by requiring every parent to have a smaller job
+    // id than its child: the ids are then a topological order, so no cycle can exist, and the
+    // check is O(edges). It costs no generality: jobs are sorted by submit time and a parent is
+    // never submitted after its child (Workload.from_frames orders jobs of equal submit time by
+    // their depth in the DAG, and rejects a parent submitted after its child).
+    for (size_t j = 0; j < nj; ++j)
+      for (int64_t k = parent_begin[j]; k < parent_begin[j + 1]; ++k) {
+        const int32_t p = parent_job[k];
+        if (p < 0 || static_cast<size_t>(p) >= nj)
+          throw std::invalid_argument(job_field("parents", j) + " names job " + std::to_string(p) + ", which does not exist");
+        if (static_cast<size_t>(p) == j) throw std::invalid_argument(job_field("parents", j) + " names the job itself");
+        if (static_cast<size_t>(p) > j)
+          throw std::invalid_argument(job_field("parents", j) + " names job " + std::to_string(p) +
+                                      ", which comes later: parents must have smaller job ids than their children "
+                                      "(a dependency cycle, or a parent submitted after its child)");
+        for (int64_t q = parent_begin[j]; q < k; ++q)
+          if (parent_job[q] == p) throw std::invalid_argument(job_field("parents", j) + " names job " + std::to_string(p) + " twice");
+      }
+  } else if (!parent_job.empty()) {
+    throw std::invalid_argument("workload field 'parent_job' is given without 'parent_begin'");
   }
 }
 

@@ -36,6 +36,20 @@ chain, 0 for independent tasks) and ``n_trace_tasks`` let studies keep only jobs
 model exactly (``dag_depth <= 1``). Dependencies on tasks that are not kept (e.g. failed) are
 ignored; a cycle raises ``ValueError``. The job arrives at the earliest start of its tasks.
 
+``dag="jobs"`` keeps the DAG itself, as Hadoop 1 runs a workflow (Pig, Hive, Oozie): every
+trace task becomes one single-stage (map-only) schedlab job whose tasks are its instances
+(``instances`` defaults to True in this mode; each instance's work is the task's span, an upper
+bound as above), and whose parents are the trace tasks its name depends on, so it is submitted
+when they have all finished. All the jobs made from one trace job share a ``dag`` (the trace
+``job_name``) and its arrival (the earliest start of its tasks); ``job_id`` is
+``"job_name/task_name"``, and job columns ``trace_task``, ``dag_depth`` (the task's depth in
+its DAG) and ``instances`` are kept. :attr:`schedlab.Result.dags` then gives per-workflow
+completion times. (``dag="depth"`` stays the default for the studies built on it.)
+
+A task name that starts like a DAG name (letters then digits) but does not follow the pattern,
+a task depending on itself, and two tasks of one job with the same number raise ``ValueError``
+naming the file and line.
+
 Malformed lines raise ``ValueError`` naming the file and line.
 """
 from __future__ import annotations
@@ -55,6 +69,7 @@ FIELDS_2017 = ["task_create_time", "task_end_time", "job_id", "task_id", "number
 FIELDS_2018 = ["task_name", "instance_num", "job_name", "task_type", "status", "start_time", "end_time",
                "plan_cpu", "plan_mem"]
 _DAG_NAME = re.compile(r"^([A-Za-z]+)(\d+)((?:_\d+)*)$")
+_DAG_LIKE = re.compile(r"^[A-Za-z]+\d")  # names starting so must follow the DAG pattern
 
 
 def _check_options(statuses, negative_spans, max_instances_per_task):
@@ -184,16 +199,22 @@ def _depths(path, job, ids, deps):
     return depth
 
 
-def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool = False,
+def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None = None,
                      max_instances_per_task: int | None = None, negative_spans: str = "clamp",
                      dag: str = "depth", relative: bool = True, name: str | None = None) -> Workload:
-    """Reads an Alibaba cluster-trace-v2018 ``batch_task`` table (see the module documentation)."""
+    """Reads an Alibaba cluster-trace-v2018 ``batch_task`` table (see the module documentation).
+    ``dag``: ``"depth"`` (default: the DAG folded onto map -> reduce), ``"flatten"`` (all maps)
+    or ``"jobs"`` (the real DAG: one map-only job per trace task, linked by dependencies).
+    ``instances``: one schedlab task per instance (default: True with ``dag="jobs"``, else False)."""
     path = os.fspath(path)
     keep = _check_options(statuses, negative_spans, max_instances_per_task)
-    if dag not in ("depth", "flatten"):
-        raise ValueError(f"dag must be 'depth' or 'flatten', got {dag!r}")
+    if dag not in ("depth", "flatten", "jobs"):
+        raise ValueError(f"dag must be 'depth', 'flatten' or 'jobs', got {dag!r}")
+    if instances is None:
+        instances = dag == "jobs"
     rows = []
     seen = {}
+    numbers = {}  # (job, task number) -> line
     for lineno, line in read_lines(path):
         if not line.strip():
             continue
@@ -214,12 +235,22 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool = False,
         if (jname, tname) in seen:
             fail(path, lineno, f"task {tname!r} of job {jname!r} already appeared on line {seen[(jname, tname)]}")
         seen[(jname, tname)] = lineno
+        parsed = parse_task_name(tname)
+        if parsed is None and _DAG_LIKE.match(tname):
+            fail(path, lineno, f"task name {tname!r} is malformed: a DAG task name is letters, the task number and "
+                               f"'_'-separated numbers of the tasks it depends on (e.g. 'M1', 'R2_1', 'J3_1_2')")
+        if parsed is not None:
+            if parsed[1] in parsed[2]:
+                fail(path, lineno, f"task {tname!r} of job {jname!r} depends on itself")
+            if (jname, parsed[1]) in numbers:
+                fail(path, lineno, f"task {tname!r} of job {jname!r} has the number {parsed[1]} of the task on line "
+                                   f"{numbers[(jname, parsed[1])]}")
+            numbers[(jname, parsed[1])] = lineno
         if keep is not None and status not in keep:
             continue
         s = _span(path, lineno, st, en, negative_spans)
         if s is None:
             continue
-        parsed = parse_task_name(tname)
         rows.append((jname, tname, st, s, ni, parsed))
     df = pd.DataFrame(rows, columns=["job", "task", "start", "span", "n_inst", "parsed"])
     depth = np.zeros(len(df), np.int64)
@@ -233,6 +264,9 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool = False,
             for k, d in zip(dagged, _depths(path, job, ids, deps)):
                 depth[k] = d
     df["depth"] = depth
+    if dag == "jobs":
+        return _build_dag_jobs(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
+                               relative=relative, name=name)
     stage = np.where(depth >= 1, 1, 0).astype(np.int8) if dag == "depth" else np.zeros(len(df), np.int8)
     extra = None
     if len(df):
@@ -240,3 +274,30 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool = False,
                  "instances": df.groupby("job", sort=False)["n_inst"].sum()}
     return _build(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
                   relative=relative, name=name, stage=stage, extra_jobs=extra)
+
+
+def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, name):
+    """``dag="jobs"``: one map-only job per kept trace task, with the trace's dependencies."""
+    if df.empty:
+        raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
+    job_id = (df["job"] + "/" + df["task"]).to_numpy(object)
+    submit = df.groupby("job", sort=False)["start"].transform("min").to_numpy(np.float64)
+    if relative:
+        submit = submit - submit.min()
+    jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": df["job"].to_numpy(object),
+                         "trace_task": df["task"].to_numpy(object), "dag_depth": df["depth"].to_numpy(np.int64),
+                         "instances": df["n_inst"].to_numpy(np.int64)})
+    # edges: (job, number of a task it depends on) joined to the (job, number) of kept tasks
+    dagged = df["parsed"].notna().to_numpy(bool)
+    nums = pd.DataFrame({"job": df["job"][dagged], "num": [p[1] for p in df["parsed"][dagged]],
+                         "parent_id": job_id[dagged]})
+    wants = pd.DataFrame({"job": df["job"][dagged], "num": [p[2] for p in df["parsed"][dagged]],
+                          "job_id": job_id[dagged]}).explode("num").dropna(subset=["num"])
+    wants["num"] = wants["num"].astype(np.int64)
+    edges = wants.merge(nums, on=["job", "num"], how="inner")[["job_id", "parent_id"]]
+    n = df["n_inst"].to_numpy(np.int64) if instances else np.ones(len(df), np.int64)
+    if instances and max_instances_per_task is not None:
+        n = np.minimum(n, max_instances_per_task)
+    n = np.maximum(n, 1)
+    tasks = pd.DataFrame({"job_id": np.repeat(job_id, n), "work": np.repeat(df["span"].to_numpy(np.float64), n)})
+    return Workload.from_frames(jobs, tasks, dependencies=edges, name=name or os.path.basename(path), source=path)
