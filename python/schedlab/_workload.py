@@ -47,7 +47,8 @@ def _codes(values: pd.Series):
 
 
 class Workload:
-    """A set of jobs, each a map stage followed by an optional reduce stage.
+    """A set of jobs, each a map stage followed by an optional reduce stage; jobs may depend on
+    other jobs and form DAGs (workflows): see :meth:`from_frames`.
 
     Build one with :meth:`from_frames` (vectorised: no Python object per task), a trace reader
     (:func:`schedlab.read_trace`), :func:`schedlab.synthetic.generate` or

@@ -47,7 +47,8 @@ struct Workload {
   // means no dependencies.
   std::vector<int64_t> parent_begin;  // size n_jobs + 1 (may be empty = independent jobs)
   std::vector<int32_t> parent_job;
-  // The DAG (workflow) each job belongs to: dense ids in [0, n_jobs); default: the job's own id.
+  // The DAG (workflow) each job belongs to: dense ids in [0, n_jobs); default (filled by
+  // finalize()): the job's own id.
   std::vector<int32_t> dag;
 
   size_t n_jobs() const { return submit_time.size(); }

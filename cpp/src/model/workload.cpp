@@ -118,10 +118,12 @@ void Workload::validate(size_t n_nodes) const {
   } else if (!eligible_node.empty()) {
     throw std::invalid_argument("workload field 'eligible_node' is given without 'eligible_begin'");
   }
-  need("dag", dag.size(), nj, "job");
-  for (size_t j = 0; j < nj; ++j)
-    if (dag[j] < 0 || static_cast<size_t>(dag[j]) >= nj)
-      throw std::invalid_argument(job_field("dag", j) + " must be a DAG id in [0, " + std::to_string(nj) + ")");
+  if (!dag.empty()) {  // (finalize() fills it; empty reads as every job its own DAG)
+    need("dag", dag.size(), nj, "job");
+    for (size_t j = 0; j < nj; ++j)
+      if (dag[j] < 0 || static_cast<size_t>(dag[j]) >= nj)
+        throw std::invalid_argument(job_field("dag", j) + " must be a DAG id in [0, " + std::to_string(nj) + ")");
+  }
   if (!parent_begin.empty()) {
     need("parent_begin", parent_begin.size(), nj + 1, "job plus one");
     if (parent_begin[0] != 0) throw std::invalid_argument("workload field 'parent_begin' must start at 0");
