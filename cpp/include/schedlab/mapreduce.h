@@ -123,6 +123,8 @@ struct JobState {
   bool submitted = false;
   bool map_stage_reported = false;  // on_stage_finished(kMap) was called (only once, even after re-runs)
   double ready = std::numeric_limits<double>::quiet_NaN();  // when it was submitted to the scheduler
+  int32_t slowstart_maps = 0;    // completed maps its reduces wait for (slowstart; all maps at most)
+  bool reduces_counted = false;  // its remaining reduces are in Sim::remaining_ready_reduces()
 };
 
 class Sim;
@@ -189,7 +191,12 @@ class Sim {
   const Attempt& attempt(int64_t a) const { return attempts_[a]; }
   int64_t n_attempts() const { return static_cast<int64_t>(attempts_.size()); }
   const std::vector<int32_t>& active_jobs() const { return active_jobs_; }  // submitted, unfinished, in submission order
-  bool reduces_allowed(int32_t job) const;  // slowstart met
+  bool reduces_allowed(int32_t job) const { return jobs_[job].done[kMap] >= jobs_[job].slowstart_maps; }  // slowstart met
+  // Over the submitted, unfinished jobs: tasks of a stage not yet completed, and reduces not yet
+  // completed of the jobs past slowstart (Hadoop's remaining map/reduce loads), kept up to date
+  // so that schedulers need not sum them over every job at every heartbeat.
+  int64_t remaining_tasks(int stage) const { return remaining_[stage]; }
+  int64_t remaining_ready_reduces() const { return remaining_ready_reduces_; }
   int32_t map_capacity(int32_t node) const { return cap_[2 * node]; }
   int32_t reduce_capacity(int32_t node) const { return cap_[2 * node + 1]; }
   int32_t running_on(int32_t node, int slot_type) const { return used_[2 * node + slot_type]; }
@@ -330,6 +337,9 @@ class Sim {
   int32_t total_cap_[2] = {0, 0};
   int64_t total_pending_[2] = {0, 0};
   int64_t total_running_[2] = {0, 0};
+  int64_t remaining_[2] = {0, 0};
+  int64_t remaining_ready_reduces_ = 0;
+  void count_ready_reduces(int32_t job);  // after a job's completed maps changed
   int64_t unfinished_jobs_ = 0;
   // job dependencies: children of each job (CSR), unfinished parents, and whether it has arrived
   std::vector<int64_t> child_begin_;

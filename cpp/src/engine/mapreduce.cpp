@@ -233,6 +233,13 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   if (!(hb_interval_ > 0)) throw std::invalid_argument("simulate option 'heartbeat_interval' must be positive");
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
   jobs_.assign(nj, JobState{});
+  for (size_t j = 0; j < nj; ++j) {
+    // Hadoop's completedMapsForReduceSlowstart: ceil(slowstart x maps), at least one map when
+    // slowstart > 0, never more than all of them
+    const int32_t m = wl_.n_maps[j];
+    const int32_t need = static_cast<int32_t>(std::ceil(opt_.slowstart * m - 1e-9));
+    jobs_[j].slowstart_maps = std::min(m, std::max(need, opt_.slowstart > 0 ? 1 : 0));
+  }
   task_state_.assign(nt, kPending);
   task_running_attempts_.assign(nt, 0);
   task_last_attempt_.assign(nt, -1);
@@ -418,11 +425,13 @@ double Sim::expected_duration(int32_t task, int32_t node) const {
   return d;
 }
 
-bool Sim::reduces_allowed(int32_t job) const {
-  const int32_t m = wl_.n_maps[job];
-  if (m == 0) return true;
-  const double need = std::ceil(opt_.slowstart * m - 1e-9);
-  return jobs_[job].done[kMap] >= std::max(need, opt_.slowstart > 0 ? 1.0 : 0.0) || jobs_[job].done[kMap] == m;
+void Sim::count_ready_reduces(int32_t job) {
+  JobState& js = jobs_[job];
+  const bool allowed = reduces_allowed(job);
+  if (allowed == js.reduces_counted) return;
+  const int64_t left = wl_.n_reduces(job) - js.done[kReduce];
+  remaining_ready_reduces_ += allowed ? left : -left;
+  js.reduces_counted = allowed;
 }
 
 int32_t Sim::free_slots(int32_t node, int slot_type) const {
@@ -783,6 +792,8 @@ void Sim::detect(int32_t node) {
     JobState& js = jobs_[job];
     task_state_[task] = kPending;
     js.done[kMap]--;
+    remaining_[kMap]++;
+    count_ready_reduces(job);
     js.pending[kMap]++;
     total_pending_[kMap]++;
     requeued_[kMap][job].push_back(task);
@@ -834,6 +845,9 @@ void Sim::attempt_end(int64_t a) {
   task_state_[task] = kDone;
   js.running[stage]--;
   js.done[stage]++;
+  remaining_[stage]--;
+  if (stage == kMap) count_ready_reduces(job);
+  else if (js.reduces_counted) remaining_ready_reduces_--;
   total_running_[stage]--;
   call_scheduler([&] { sched_.on_attempt_finished(*this, a); });
   if (spec_) spec_->on_attempt_finished(*this, a);
@@ -905,6 +919,9 @@ void Sim::submit(int32_t j) {
   js.pending[kReduce] = static_cast<int32_t>(wl_.n_reduces(j));
   total_pending_[kMap] += js.pending[kMap];
   total_pending_[kReduce] += js.pending[kReduce];
+  remaining_[kMap] += wl_.n_maps[j];
+  remaining_[kReduce] += wl_.n_reduces(j);
+  count_ready_reduces(j);
   active_jobs_.push_back(j);
   build_job_index(j);
   call_scheduler([&] { sched_.on_job_submitted(*this, j); });

@@ -72,14 +72,8 @@ class FifoScheduler : public Scheduler {
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     if (ideal_) return list_schedule(sim, node);
-    const auto& wl = sim.workload();
-    // remaining loads over the running jobs
-    double rem_maps = 0, rem_reduces = 0;
-    for (int32_t j : queue_) {
-      const JobState& js = sim.job(j);
-      rem_maps += wl.n_maps[j] - js.done[kMap];
-      if (sim.reduces_allowed(j)) rem_reduces += wl.n_reduces(j) - js.done[kReduce];
-    }
+    // remaining loads over the running jobs (the queue holds exactly the submitted, unfinished jobs)
+    const double rem_maps = double(sim.remaining_tasks(kMap)), rem_reduces = double(sim.remaining_ready_reduces());
     const int32_t map_slots = sim.map_capacity(node), reduce_slots = sim.reduce_capacity(node);
     int32_t map_cap = map_slots, reduce_cap = reduce_slots;
     if (load_cap_) {
