@@ -153,7 +153,8 @@ void bind_python_scheduler(py::module_& m) {
       .def_readonly("start", &mr::JobState::start)
       .def_readonly("finish", &mr::JobState::finish)
       .def_readonly("map_finish", &mr::JobState::map_finish)
-      .def_readonly("submitted", &mr::JobState::submitted);
+      .def_readonly("submitted", &mr::JobState::submitted)
+      .def_readonly("ready", &mr::JobState::ready);  // when it was submitted to the scheduler (DAG jobs: after its parents)
 
   py::class_<mr::Attempt>(m, "MRAttempt", "One attempt of a task: where, when and how it ran")
       .def_readonly("task", &mr::Attempt::task)

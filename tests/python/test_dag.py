@@ -256,3 +256,26 @@ def sl_traces_dir_2018():
         for cand in sorted(d.glob("alibaba2018*/batch_task*")):
             return cand
     return trace_path("alibaba2018", "batch_task.csv")  # skips
+
+
+def test_python_scheduler_sees_dag_submissions():
+    """Python schedulers get on_job_submitted at the ready time (the FIFO written in Python
+    keeps the built-in fifo's schedule on DAGs) and can read JobState.ready."""
+    w = chained_workload()
+    cluster = sl.Cluster(nodes=4, racks=2, map_slots=2, reduce_slots=1)
+    ref = sl.simulate(cluster, w, "fifo", seed=1)
+    py = sl.simulate(cluster, w, sl.pyscheduler.FifoInPython(), seed=1)
+    pd.testing.assert_frame_equal(py.tasks, ref.tasks)
+    seen = {}
+
+    class Probe(sl.pyscheduler.FifoInPython):
+        name = "dag_probe"
+
+        def on_job_submitted(self, sim, job):
+            seen[job] = (sim.now(), sim.job(job).ready)
+            super().on_job_submitted(sim, job)
+
+    r = sl.simulate(cluster, w, Probe(), seed=1)
+    ready = r.jobs["ready_time"].to_numpy()
+    assert sorted(seen) == list(range(w.n_jobs))
+    assert all(now == rd == ready[j] for j, (now, rd) in seen.items())
