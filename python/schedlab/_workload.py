@@ -101,8 +101,8 @@ class Workload:
         bad = ~np.isfinite(submit) | (submit < 0)
         if bad.any():
             i = int(np.argmax(bad))
-            _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): 'submit_time' must be a number >= 0, "
-                          f"got {jobs['submit_time'].iloc[i]!r}")
+            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'submit_time' must be a number >= 0, "
+                          f"got {_label(jobs['submit_time'].iloc[i])!r}")
         edges = _edges(jobs, dependencies, submit, source)
         if edges is None:
             order = np.argsort(submit, kind="stable")
@@ -115,7 +115,7 @@ class Workload:
         tj = job_index.get_indexer(tasks["job_id"])
         if (tj < 0).any():
             i = int(np.argmax(tj < 0))
-            _fail(source, f"tasks row {i}: job_id {tasks['job_id'].iloc[i]!r} is not in the jobs table")
+            _fail(source, f"tasks row {i}: job_id {_label(tasks['job_id'].iloc[i])!r} is not in the jobs table")
         if "stage" in tasks:
             st = tasks["stage"]
             if pd.api.types.is_numeric_dtype(st):
@@ -125,7 +125,7 @@ class Workload:
             stage = mapped.to_numpy(np.int64)
             if (stage < 0).any():
                 i = int(np.argmax(stage < 0))
-                _fail(source, f"tasks row {i}: 'stage' must be 'map' or 'reduce', got {st.iloc[i]!r}")
+                _fail(source, f"tasks row {i}: 'stage' must be 'map' or 'reduce', got {_label(st.iloc[i])!r}")
         else:
             stage = np.zeros(len(tasks), dtype=np.int64)
         torder = np.lexsort((stage, tj))  # stable: by job, then stage, then original order
@@ -135,7 +135,7 @@ class Workload:
         counts = np.bincount(tj, minlength=len(jobs))
         if (counts == 0).any():
             i = int(np.argmax(counts == 0))
-            _fail(source, f"job_id {jobs['job_id'].iloc[i]!r} has no tasks")
+            _fail(source, f"job_id {_label(jobs['job_id'].iloc[i])!r} has no tasks")
 
         def num(col, default=None, positive=False):
             if col not in tasks_sorted:
@@ -145,9 +145,9 @@ class Workload:
             if bad.any():
                 i = int(np.argmax(bad))
                 row = tasks_sorted.index[i]
-                _fail(source, f"tasks row {row} (job_id {tasks_sorted['job_id'].iloc[i]!r}): '{col}' must be a "
+                _fail(source, f"tasks row {row} (job_id {_label(tasks_sorted['job_id'].iloc[i])!r}): '{col}' must be a "
                               f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
-                              f"got {tasks_sorted[col].iloc[i]!r}")
+                              f"got {_label(tasks_sorted[col].iloc[i])!r}")
             return v
 
         tcols = {"job": tj, "stage": stage, "work": num("work")}
@@ -171,7 +171,7 @@ class Workload:
                 bad = ~(v > 0) if col == "weight" else (np.isinf(v) | (v < 0))
                 if bad.any():
                     i = int(np.argmax(bad))
-                    _fail(source, f"jobs row {i} (job_id {jobs['job_id'].iloc[i]!r}): '{col}' is invalid: {jobs[col].iloc[i]!r}")
+                    _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' is invalid: {_label(jobs[col].iloc[i])!r}")
                 jcols[col] = v
         if "eligible_nodes" in jobs:
             jcols["eligible_begin"], jcols["eligible_node"] = _eligible(jobs, source)
