@@ -228,6 +228,8 @@ class Sim {
   // Running speculative attempts of a job's stage.
   int32_t speculative_running(int32_t job, int stage) const { return spec_running_[2 * job + stage]; }
   int64_t speculative_running_total() const { return spec_running_total_; }
+  // Running attempts of a stage over all jobs of a user (the Fair Scheduler's pool), kept up to date.
+  int32_t user_running_attempts(int32_t user, int stage) const { return user_running_[2 * user + stage]; }
   const std::vector<Fault>& faults() const { return faults_; }
 
   // Whether `task` could start on `node` in a slot of `slot_type` now (slot model aware).
@@ -360,6 +362,7 @@ class Sim {
   std::vector<std::vector<int64_t>> node_running_;     // running attempts per node
   std::vector<std::vector<int64_t>> node_map_outputs_;  // succeeded map attempts per node (outputs stored there)
   std::vector<int32_t> spec_running_;                  // per job and stage
+  std::vector<int32_t> user_running_;                  // running attempts per user and stage
   std::vector<int32_t> missing_outputs_;               // per job: crashed, not yet detected nodes holding its map outputs
   std::vector<std::vector<int32_t>> crash_jobs_;       // per node: jobs whose outputs it held when it crashed
   uint64_t crashes_ = 0, lost_outputs_ = 0, failed_attempts_ = 0;

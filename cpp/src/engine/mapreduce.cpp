@@ -233,6 +233,9 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   if (!(hb_interval_ > 0)) throw std::invalid_argument("simulate option 'heartbeat_interval' must be positive");
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
   jobs_.assign(nj, JobState{});
+  int32_t n_users = 1;
+  for (int32_t u : wl_.user) n_users = std::max(n_users, u + 1);
+  user_running_.assign(2 * size_t(n_users), 0);
   for (size_t j = 0; j < nj; ++j) {
     // Hadoop's completedMapsForReduceSlowstart: ceil(slowstart x maps), at least one map when
     // slowstart > 0, never more than all of them
@@ -526,6 +529,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   }
   task_running_attempts_[task]++;
   js.running_attempts[stage]++;
+  user_running_[2 * wl_.user[job] + stage]++;
   if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
   at.node_index = static_cast<int32_t>(node_running_[node].size());
   node_running_[node].push_back(a);
@@ -596,6 +600,7 @@ void Sim::release(int64_t a) {
   const int32_t job = wl_.task_job[task];
   const int stage = wl_.task_stage[task];
   jobs_[job].running_attempts[stage]--;
+  user_running_[2 * wl_.user[job] + stage]--;
   if (at.speculative) { spec_running_[2 * job + stage]--; --spec_running_total_; }
   auto& list = node_running_[node];
   const int32_t i = at.node_index;

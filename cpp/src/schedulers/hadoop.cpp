@@ -189,6 +189,10 @@ class FairScheduler : public Scheduler {
     for (auto& [k, v] : pool_weights_) set_pool_value(pool_weight_, k, v, "pool_weights", true);
     for (auto& [k, v] : min_shares_) set_pool_value(pool_min_share_, k, v, "min_shares", false);
     pool_jobs_.assign(n_pools, {});
+    for (int s = 0; s < 2; ++s) {
+      pool_demand_[s].assign(n_pools, 0.0);
+      job_order_[s].assign(n_pools, JobOrder{});
+    }
     if (strict_) check_strict_locality(sim, "fair");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
@@ -212,9 +216,10 @@ class FairScheduler : public Scheduler {
     bool rejected[2] = {false, false};
     for (;;) {
       bool can[2];
+      // (with no pending task of a type anywhere, assign_one would visit no job: skip it)
       for (int s = 0; s < 2; ++s)
-        can[s] = !rejected[s] && sim.running_on(node, s) < cap[s] && sim.free_slots(node, s) > 0 &&
-                 (assign_multiple_ || assigned[s] == 0);
+        can[s] = !rejected[s] && sim.total_pending(s) > 0 && sim.running_on(node, s) < cap[s] &&
+                 sim.free_slots(node, s) > 0 && (assign_multiple_ || assigned[s] == 0);
       if (!can[0] && !can[1]) break;
       int type = can[0] ? kMap : kReduce;
       if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
@@ -242,70 +247,97 @@ class FairScheduler : public Scheduler {
 
   // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
   // FIFO) order. Returns whether a task was launched.
-  // Pool aggregates are computed once per heartbeat and type, then kept up to date as this
-  // heartbeat launches tasks: an assignment costs O(pools + jobs of the pools visited).
-  void compute_pool_stats(const Sim& sim, int type) {
+  // Both orders are built once per heartbeat and type, then kept sorted as this heartbeat's
+  // launches change one pool's and one job's key: the result is the full re-sort Hadoop does
+  // per assignment, at O(pools + jobs of the pools visited) per launch. As in Hadoop, a pool's
+  // demand and runnability are those of the heartbeat's start; its running count follows launches.
+  void order_pools(const Sim& sim, int type) {
     const auto& wl = sim.workload();
-    auto& st = stats_[type];
-    st.assign(pool_jobs_.size(), PoolStat{});
+    auto& order = pool_order_[type];
+    order.clear();
     for (int32_t p = 0; p < int32_t(pool_jobs_.size()); ++p) {
-      PoolStat& ps = st[p];
-      for (int32_t j : pool_jobs_[p]) {
-        const JobState& js = sim.job(j);
-        ps.running += js.running_attempts[type];
-        if (runnable(sim, j, type)) {
-          ps.any = true;
-          ps.demand += js.pending[type] + js.running[type];
-        }
-        ps.start = std::min(ps.start, wl.submit_time[j]);
+      const auto& jobs = pool_jobs_[p];
+      if (jobs.empty()) continue;
+      double demand = 0;
+      bool any = false;
+      for (int32_t j : jobs) {
+        if (!runnable(sim, j, type)) continue;
+        any = true;
+        if (pool_min_share_[p] <= 0) break;  // without a min share FairKey ignores demand
+        demand += sim.job(j).pending[type] + sim.job(j).running[type];
       }
+      if (!any) continue;
+      // pool_jobs_ is in submission order, so its first job is the pool's oldest
+      pool_demand_[type][p] = demand;
+      order.push_back({pool_key(p, type, sim.user_running_attempts(p, type), wl.submit_time[jobs.front()]), p});
     }
-    stats_valid_[type] = true;
+    std::sort(order.begin(), order.end());
+    ++order_stamp_[type];
+  }
+  FairKey pool_key(int32_t p, int type, double running, double start) const {
+    return FairKey::make(running, pool_demand_[type][p], pool_min_share_[p], pool_weight_[p], start, p);
+  }
+  FairKey job_key(const Sim& sim, int32_t j, int type) const {
+    const auto& wl = sim.workload();
+    if (fifo_in_pool_) return FairKey{false, 0, wl.submit_time[j], j};
+    const JobState& js = sim.job(j);
+    return FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0, wl.weight[j],
+                         wl.submit_time[j], j);
+  }
+  std::vector<std::pair<FairKey, int32_t>>& ordered_jobs(const Sim& sim, int32_t p, int type) {
+    auto& cache = job_order_[type][p];
+    if (cache.stamp != order_stamp_[type]) {
+      cache.stamp = order_stamp_[type];
+      cache.order.clear();
+      for (int32_t j : pool_jobs_[p])
+        if (runnable(sim, j, type)) cache.order.push_back({job_key(sim, j, type), j});
+      std::sort(cache.order.begin(), cache.order.end());
+    }
+    return cache.order;
+  }
+  // A launch raised the key of the entry at `i` (or made it unrunnable): move it to its new place.
+  template <class Fresh>
+  static void reposition(std::vector<std::pair<FairKey, int32_t>>& v, size_t i, bool keep, Fresh fresh_key) {
+    if (!keep) {
+      v.erase(v.begin() + std::ptrdiff_t(i));
+      return;
+    }
+    v[i].first = fresh_key();
+    for (; i + 1 < v.size() && v[i + 1].first < v[i].first; ++i) std::swap(v[i], v[i + 1]);
   }
 
   bool assign_one(Sim& sim, int32_t node, int type) {
-    const auto& wl = sim.workload();
-    if (!stats_valid_[type]) compute_pool_stats(sim, type);
-    pool_order_.clear();
-    for (int32_t p = 0; p < int32_t(pool_jobs_.size()); ++p) {
-      const PoolStat& ps = stats_[type][p];
-      if (ps.any) pool_order_.push_back({FairKey::make(ps.running, ps.demand, pool_min_share_[p], pool_weight_[p], ps.start, p), p});
+    if (!stats_valid_[type]) {
+      order_pools(sim, type);
+      stats_valid_[type] = true;
     }
-    std::sort(pool_order_.begin(), pool_order_.end());
-    for (auto& [key, p] : pool_order_) {
-      job_order_.clear();
-      for (int32_t j : pool_jobs_[p]) {
-        if (!runnable(sim, j, type)) continue;
-        const JobState& js = sim.job(j);
-        FairKey k = fifo_in_pool_ ? FairKey{false, 0, wl.submit_time[j], j}
-                                  : FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0,
-                                                  wl.weight[j], wl.submit_time[j], j);
-        job_order_.push_back({k, j});
-      }
-      std::sort(job_order_.begin(), job_order_.end());
-      for (auto& [jk, j] : job_order_) {
+    auto& pools = pool_order_[type];
+    for (size_t pi = 0; pi < pools.size(); ++pi) {
+      const int32_t p = pools[pi].second;
+      auto& jobs = ordered_jobs(sim, p, type);
+      for (size_t ji = 0; ji < jobs.size(); ++ji) {
+        const int32_t j = jobs[ji].second;
+        int32_t t = -1;
         if (type == kReduce) {
-          const int32_t t = sim.find_reduce(j);
-          if (t >= 0) {
-            sim.launch(t, node);
-            stats_[type][p].running += 1;
-            return true;
+          t = sim.find_reduce(j);
+          if (t < 0) continue;
+        } else {
+          t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
+          if (t < 0) {
+            delay_.skipped(j);
+            continue;
           }
-          continue;
-        }
-        const int32_t t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
-        if (t >= 0) {
           delay_.launched(j, sim.locality(t, node));
-          sim.launch(t, node);
-          stats_[type][p].running += 1;
-          return true;
         }
-        delay_.skipped(j);
+        sim.launch(t, node);
+        reposition(jobs, ji, runnable(sim, j, type), [&] { return job_key(sim, j, type); });
+        const double start = pools[pi].first.start;
+        reposition(pools, pi, true, [&] { return pool_key(p, type, sim.user_running_attempts(p, type), start); });
+        return true;
       }
     }
     return false;
   }
-
   AdmissionControl admission_;
   DelayScheduling delay_;
   double delay_param_;
@@ -314,13 +346,16 @@ class FairScheduler : public Scheduler {
   bool fifo_in_pool_;
   std::map<std::string, double> pool_weights_, min_shares_;
   std::vector<double> pool_weight_, pool_min_share_;
-  std::vector<std::vector<int32_t>> pool_jobs_;
-  std::vector<std::pair<FairKey, int32_t>> pool_order_, job_order_;
-  struct PoolStat {
-    double running = 0, demand = 0, start = INFINITY;
-    bool any = false;
+  std::vector<std::vector<int32_t>> pool_jobs_;  // per pool, its unfinished jobs in submission order
+  // per slot type: the heartbeat's pool order, demands, and each visited pool's job order
+  std::vector<std::pair<FairKey, int32_t>> pool_order_[2];
+  std::vector<double> pool_demand_[2];
+  struct JobOrder {
+    uint64_t stamp = 0;
+    std::vector<std::pair<FairKey, int32_t>> order;
   };
-  std::vector<PoolStat> stats_[2];
+  std::vector<JobOrder> job_order_[2];
+  uint64_t order_stamp_[2] = {0, 0};
   bool stats_valid_[2] = {false, false};
   bool strict_;
 };
