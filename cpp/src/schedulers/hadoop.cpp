@@ -174,21 +174,15 @@ class FairScheduler : public Scheduler {
         assign_multiple_(p.boolean("assign_multiple")),
         max_diff_(p.number("load_max_diff")),
         fifo_in_pool_(p.choice("pool_mode") == "fifo"),
-        pool_weights_(parse_key_values("fair: pool_weights", p.text("pool_weights"))),
-        min_shares_(parse_key_values("fair: min_shares", p.text("min_shares"))),
+        pools_("fair", p.text("pool_weights"), p.text("min_shares"), fifo_in_pool_),
         strict_(p.boolean("strict_locality")) {}
 
   void init(Sim& sim) override {
     admission_.init(sim);
     const double d = delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval());
     delay_.init(sim, d);
-    int32_t n_pools = 0;
-    for (int32_t u : sim.workload().user) n_pools = std::max(n_pools, u + 1);
-    pool_weight_.assign(n_pools, 1.0);
-    pool_min_share_.assign(n_pools, 0.0);
-    for (auto& [k, v] : pool_weights_) set_pool_value(pool_weight_, k, v, "pool_weights", true);
-    for (auto& [k, v] : min_shares_) set_pool_value(pool_min_share_, k, v, "min_shares", false);
-    pool_jobs_.assign(n_pools, {});
+    pools_.init(sim);
+    const int32_t n_pools = pools_.n_pools();
     for (int s = 0; s < 2; ++s) {
       pool_demand_[s].assign(n_pools, 0.0);
       job_order_[s].assign(n_pools, JobOrder{});
@@ -197,13 +191,10 @@ class FairScheduler : public Scheduler {
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
-    pool_jobs_[sim.workload().user[job]].push_back(job);
+    pools_.add(sim, job);
   }
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
-  void on_job_finished(Sim& sim, int32_t job) override {
-    auto& v = pool_jobs_[sim.workload().user[job]];
-    v.erase(std::find(v.begin(), v.end(), job));
-  }
+  void on_job_finished(Sim& sim, int32_t job) override { pools_.remove(sim, job); }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
@@ -229,13 +220,6 @@ class FairScheduler : public Scheduler {
   }
 
  private:
-  static void set_pool_value(std::vector<double>& v, const std::string& key, double value, const char* what, bool positive) {
-    const int idx = std::stoi(key);
-    if (idx < 0 || idx >= int(v.size())) return;  // a pool with no jobs
-    if (positive ? !(value > 0) : value < 0)
-      throw std::invalid_argument(std::string("fair: ") + what + " of pool " + key + " must be " + (positive ? "positive" : "non-negative"));
-    v[idx] = value;
-  }
   int32_t load_cap(int32_t slots, double demand, int32_t total) const {
     if (total <= 0) return 0;
     return int32_t(std::ceil(slots * std::min(1.0, max_diff_ + demand / total) - 1e-9));
@@ -255,19 +239,18 @@ class FairScheduler : public Scheduler {
     const auto& wl = sim.workload();
     auto& order = pool_order_[type];
     order.clear();
-    for (int32_t p = 0; p < int32_t(pool_jobs_.size()); ++p) {
-      const auto& jobs = pool_jobs_[p];
+    for (int32_t p = 0; p < pools_.n_pools(); ++p) {
+      const auto& jobs = pools_.jobs(p);  // in submission order, so its first job is the pool's oldest
       if (jobs.empty()) continue;
       double demand = 0;
       bool any = false;
       for (int32_t j : jobs) {
         if (!runnable(sim, j, type)) continue;
         any = true;
-        if (pool_min_share_[p] <= 0) break;  // without a min share FairKey ignores demand
+        if (pools_.min_share(p) <= 0) break;  // without a min share FairKey ignores demand
         demand += sim.job(j).pending[type] + sim.job(j).running[type];
       }
       if (!any) continue;
-      // pool_jobs_ is in submission order, so its first job is the pool's oldest
       pool_demand_[type][p] = demand;
       order.push_back({pool_key(p, type, sim.user_running_attempts(p, type), wl.submit_time[jobs.front()]), p});
     }
@@ -275,7 +258,7 @@ class FairScheduler : public Scheduler {
     ++order_stamp_[type];
   }
   FairKey pool_key(int32_t p, int type, double running, double start) const {
-    return FairKey::make(running, pool_demand_[type][p], pool_min_share_[p], pool_weight_[p], start, p);
+    return FairKey::make(running, pool_demand_[type][p], pools_.min_share(p), pools_.weight(p), start, p);
   }
   FairKey job_key(const Sim& sim, int32_t j, int type) const {
     const auto& wl = sim.workload();
@@ -289,7 +272,7 @@ class FairScheduler : public Scheduler {
     if (cache.stamp != order_stamp_[type]) {
       cache.stamp = order_stamp_[type];
       cache.order.clear();
-      for (int32_t j : pool_jobs_[p])
+      for (int32_t j : pools_.jobs(p))
         if (runnable(sim, j, type)) cache.order.push_back({job_key(sim, j, type), j});
       std::sort(cache.order.begin(), cache.order.end());
     }
@@ -344,9 +327,7 @@ class FairScheduler : public Scheduler {
   bool assign_multiple_;
   double max_diff_;
   bool fifo_in_pool_;
-  std::map<std::string, double> pool_weights_, min_shares_;
-  std::vector<double> pool_weight_, pool_min_share_;
-  std::vector<std::vector<int32_t>> pool_jobs_;  // per pool, its unfinished jobs in submission order
+  FairPools pools_;  // weights, min shares and each pool's unfinished jobs in submission order
   // per slot type: the heartbeat's pool order, demands, and each visited pool's job order
   std::vector<std::pair<FairKey, int32_t>> pool_order_[2];
   std::vector<double> pool_demand_[2];
