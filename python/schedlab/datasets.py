@@ -83,8 +83,9 @@ def from_job_types(spec: dict, sequence, *, submit_times=None, seed: int = 0, us
                 raise ValueError(f"dataset {name}: map_replicas gave {len(reps)} lists for job {j} with {m} maps")
             frame["replicas"] = [list(x) for x in reps] + [[] for _ in range(r)]
         task_frames.append(frame)
-        job_rows.append({"job_id": j, "submit_time": float(submit_times[j]), "user": users[j % len(users)],
-                         "job_type": t})
+        user = users[j % len(users)]
+        job_rows.append({"job_id": j, "submit_time": float(submit_times[j]), "user": user, "job_type": t,
+                         **({"queue": user} if spec.get("queue_per_user") else {})})
     return Workload.from_frames(pd.DataFrame(job_rows), pd.concat(task_frames, ignore_index=True), name=name)
 
 
@@ -94,7 +95,7 @@ def _demo_mix(seed: int = 0) -> Workload:
     return from_job_types(spec, spec["sequence"], seed=seed, name="demo_mix")
 
 
-register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort-like, short) from 3 users, 5 s apart")
+register("demo_mix", _demo_mix, "20 mixed Hadoop jobs (WordCount, Grep, TeraSort-like, short) from 3 users, each its own queue, 5 s apart")
 
 # the papers' workloads register themselves on import
 from . import _wang_datasets  # noqa: E402,F401

@@ -119,6 +119,10 @@ def test_cli_demo():
     assert out.returncode == 0, out.stderr
     for name in ("fifo", "fair", "capacity", "makespan"):
         assert name in out.stdout
+    rows = {line.split()[0]: line.split()[1:] for line in out.stdout.splitlines() if line.split()[:1] in (["fifo"], ["fair"], ["capacity"])}
+    # one queue per user: the Capacity Scheduler shares the cluster among them instead of acting as FIFO
+    assert rows["capacity"] != rows["fifo"] and rows["fair"] != rows["fifo"]
+    assert sl.datasets.load("demo_mix").jobs["queue"].nunique() == 3
 
 
 def test_cli_run_writes_jobs(tmp_path):
