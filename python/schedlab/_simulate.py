@@ -219,7 +219,7 @@ class Result:
                 raise ValueError(f"summary(by={by!r}): no such job column; have {list(jobs.columns)}")
             rows = {key: _job_metrics(group, percentiles) for key, group in jobs.groupby(by, sort=True)}
             return pd.DataFrame(rows).T.rename_axis(by)
-        s = _job_metrics(jobs, percentiles)
+        s = dict(_job_metrics(jobs, percentiles))  # a dict while filling: Series item assignment is slow
         tasks = self.tasks
         maps = tasks[tasks["stage"] == "map"]
         known = maps[maps["locality"] != "none"]
@@ -246,7 +246,7 @@ class Result:
             s["overhead_per_job"] = self.counters["scheduler_seconds"] / finished if finished else np.nan
             t = s["mean_completion_time"]
             s["overhead_fraction"] = s["overhead_per_job"] / t if t > 0 else np.nan
-        return s
+        return pd.Series(s, dtype=float)
 
     def __repr__(self):
         s = self.summary()
