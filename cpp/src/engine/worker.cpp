@@ -516,10 +516,21 @@ SimResult Sim::run() {
     est[j] = job_est_[j];
   }
   const size_t na = r.att_task.size();
+  // Attempts still running: at a time limit they have no finish yet. When the run ends with its
+  // last job, they are redundant copies (losing clones) of finished tasks: they end as scheduled.
+  const bool all_done = unfinished_ == 0;
+  for (size_t i = 0; i < na; ++i) {
+    if (r.att_status[i] != kRunning) continue;
+    if (!all_done) {
+      r.att_finish[i] = kNaN;
+      continue;
+    }
+    r.att_status[i] = kKilled;
+    auto& redundant = r.att_extra["redundant"];
+    if (redundant.size() < na) redundant.resize(na, kNaN);
+    redundant[i] = 1.0;
+  }
   for (auto& [k, v] : r.att_extra) v.resize(na, kNaN);
-  // attempts still running at a time limit have no finish yet
-  for (size_t i = 0; i < na; ++i)
-    if (r.att_status[i] == kRunning) r.att_finish[i] = kNaN;
   r.counters = counters_;
   r.counters["noop_replies"] = double(noops_);
   r.counters["launches"] = double(launches_);
