@@ -336,3 +336,94 @@ TEST(Eirene, CloneRacesItsPrimaryAndOnlyTheFirstCopyCounts) {
   EXPECT_GT(clone_won, 0);
   EXPECT_GT(primary_won, 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Eirene kill_losing_clone: the losing copy stops at the winner's finish + 2 x 0.0005 and its
+// worker serves its queue from then on.
+//
+// The clone case above with S1 (t=1, 3 x 5 s) queued everywhere (its probes reach all three busy
+// workers at 1.0005) and S2 (t=60, 1 x 1 s) at the end. X runs task 0's primary, Y task 1, Z the
+// clone of task 0.
+//   D = 10, option off: at 10.0015 Y (task 1 ended first) and Z (the clone completed task 0) take
+//      S1's tasks a and b: 10.0025 -> 15.0025. X keeps its redundant primary until 40.0015. At
+//      15.0025 Y's sticky probe gets task c: 15.0035 -> 20.0035 (Z's probe, asking before the
+//      remaining-time update, clones c with the same times; the primary wins the tie). S1 ends
+//      20.0035.
+//   D = 10, option on: the primary on X is stopped at 10.0015 + 0.001 = 10.0025 (29.999 s of
+//      slot time saved); X takes task c at once: 10.0035 -> 15.0035, and S1 ends 15.0035, 5 s
+//      earlier.
+//   D = 40: the two copies end together at 40.0015 and the primary wins; the clone's own end
+//      (40.0015) comes before the stop could (40.0025): nothing is stopped, and both runs are
+//      identical: Y runs S1's three tasks, the last 20.0045 -> 25.0045.
+//   S2's task and its clone end together at 61.0015 (the primary wins): nothing to stop.
+TEST(Eirene, KillLosingCloneFreesItsSlot) {
+  Cluster c = Cluster::uniform(3, 1, 1, 0);
+  Workload w = make_workload({{0.0, {40, 10}}, {1.0, {5, 5, 5}}, {60.0, {1}}});
+  ParamValues p;
+  p.numbers["ccdm"] = 0;
+  p.numbers["min_probes"] = 60;
+  ParamValues kill = p;
+  kill.numbers["kill_losing_clone"] = 1;
+  int stopped = 0, not_stopped = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    SimResult off = run_named(c, w, "eirene", p, worker_options(0.3), seed);
+    SimResult on = run_named(c, w, "eirene", kill, worker_options(0.3), seed);
+    EXPECT_EQ(off.counters.count("clones_killed"), 0u);
+    const auto t0 = attempts_of(on, 0);
+    ASSERT_EQ(t0.size(), 2u);
+    const size_t primary = t0[0], clone = t0[1];
+    const double d = on.att_finish[clone] - on.att_start[clone];
+    const int32_t x = on.att_node[primary];
+    EXPECT_DOUBLE_EQ(on.job_finish[0], d < 20 ? 10.0015 : 40.0015);
+    EXPECT_DOUBLE_EQ(on.job_finish[2], 61.0015);
+    EXPECT_DOUBLE_EQ(off.job_finish[2], 61.0015);
+    if (std::abs(d - 10) < 1e-9) {
+      ++stopped;
+      // the losing primary: stopped after the notification's round trip, reported redundant
+      EXPECT_DOUBLE_EQ(on.att_finish[primary], 10.0025);
+      EXPECT_EQ(on.att_status[primary], kKilled);
+      EXPECT_EQ(extra(on, "redundant", primary), 1.0);
+      EXPECT_DOUBLE_EQ(off.att_finish[attempts_of(off, 0)[0]], 40.0015);
+      // its slot serves S1's task c at once
+      const size_t c_on = attempts_of(on, 4)[0];
+      EXPECT_EQ(on.att_node[c_on], x);
+      EXPECT_DOUBLE_EQ(on.att_start[c_on], 10.0035);
+      EXPECT_DOUBLE_EQ(on.job_finish[1], 15.0035);
+      EXPECT_DOUBLE_EQ(off.att_start[attempts_of(off, 4)[0]], 15.0035);
+      EXPECT_DOUBLE_EQ(off.job_finish[1], 20.0035);
+      EXPECT_EQ(on.counters["clones_killed"], 1);
+      EXPECT_NEAR(on.counters["clone_slot_time_saved"], 40.0015 - 10.0025, 1e-9);
+      EXPECT_EQ(on.counters["clones"], 2);
+      EXPECT_EQ(off.counters["clones"], 3);
+    } else {
+      ++not_stopped;
+      EXPECT_NEAR(d, 40, 1e-9);
+      EXPECT_EQ(on.counters["clones_killed"], 0);
+      EXPECT_EQ(on.counters["clone_slot_time_saved"], 0);
+      EXPECT_DOUBLE_EQ(on.job_finish[1], 25.0045);
+      ASSERT_EQ(on.att_task.size(), off.att_task.size());
+      for (size_t a = 0; a < on.att_task.size(); ++a) {
+        EXPECT_EQ(on.att_start[a], off.att_start[a]);
+        EXPECT_EQ(on.att_finish[a], off.att_finish[a]);
+        EXPECT_EQ(on.att_status[a], off.att_status[a]);
+      }
+    }
+    // exactly one copy of each task succeeds
+    std::vector<int> ok(w.n_tasks(), 0);
+    for (size_t a = 0; a < on.att_task.size(); ++a)
+      if (on.att_status[a] == kSucceeded) ok[on.att_task[a]]++;
+    for (int k : ok) EXPECT_EQ(k, 1);
+  }
+  EXPECT_GT(stopped, 0);
+  EXPECT_GT(not_stopped, 0);
+}
+
+TEST(Eirene, KillLosingCloneIsValidated) {
+  Cluster c = Cluster::uniform(3, 1, 1, 0);
+  Workload w = make_workload({{0.0, {1}}});
+  ParamValues p;
+  p.numbers["kill_losing_clone"] = 0.5;
+  EXPECT_THROW(run_named(c, w, "eirene", p, worker_options(0.3)), std::invalid_argument);
+  p.numbers["kill_losing_clone"] = 2;
+  EXPECT_THROW(run_named(c, w, "eirene", p, worker_options(0.3)), std::invalid_argument);
+}
