@@ -9,39 +9,15 @@
 #include "../../cpp/src/schedulers/hybrid_common.h"
 #include "schedlab/registry.h"
 #include "schedlab/worker.h"
+#include "worker_helpers.h"
 
 using namespace schedlab;
 using namespace schedlab::worker;
 
 namespace {
 
-// jobs: (submit time, task durations)
-Workload make_workload(const std::vector<std::pair<double, std::vector<double>>>& jobs) {
-  Workload w;
-  int32_t j = 0;
-  for (auto& [t, durs] : jobs) {
-    w.submit_time.push_back(t);
-    for (double d : durs) {
-      w.task_job.push_back(j);
-      w.work.push_back(d);
-    }
-    ++j;
-  }
-  w.finalize();
-  return w;
-}
-
-SimResult run_named(const Cluster& c, const Workload& w, const std::string& sched, ParamValues params = {},
-                    ParamValues opts = {}, uint64_t seed = 0) {
-  RunRequest r;
-  r.cluster = &c;
-  r.workload = &w;
-  r.scheduler = sched;
-  r.scheduler_params = params;
-  r.options = opts;
-  r.seed = seed;
-  return schedlab::run(r);
-}
+using worker_test::make_workload;
+using worker_test::run_named;
 
 // A hybrid scheduler whose short jobs probe fixed workers (job -> targets), so that queue
 // contents are known exactly; long jobs go through LWL as in Hawk/Eagle.

@@ -162,6 +162,8 @@ class Sim {
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }
   bool att_is_clone(int64_t a) const { return res_.att_speculative[a] != 0; }
+  bool att_running(int64_t a) const { return res_.att_status[a] == kRunning; }
+  int32_t att_worker(int64_t a) const { return node_first_worker_[res_.att_node[a]] + res_.att_slot[a]; }
   Random& rng() { return rng_; }
   uint64_t events_processed() const { return events_; }
 
@@ -181,6 +183,10 @@ class Sim {
   // plus `resume_delay` once `timeout` has passed and the running short task ends, or as soon
   // as w has no short probe left. Returns false (doing nothing) if w runs no long task.
   bool suspend(int32_t w, double suspend_delay, double timeout, double resume_delay);
+  // Stops attempt `a`, executing on worker w, now (e.g. a redundant copy of a finished task): it
+  // ends as killed, and the slot frees and serves its queue. Returns false (doing nothing) if a
+  // is not the attempt executing on w.
+  bool stop_attempt(int32_t w, int64_t a);
   void set_timer(double at, uint32_t a, uint64_t tag);
   void add_counter(const std::string& name, double v) { counters_[name] += v; }
   TimeSeries& series(const std::string& name, const std::vector<std::string>& columns);
@@ -215,7 +221,7 @@ class Sim {
   uint64_t events_ = 0;
 
   int32_t first_general_ = 0;
-  std::vector<int32_t> worker_node_, worker_slot_;
+  std::vector<int32_t> worker_node_, worker_slot_, node_first_worker_;
   std::vector<WorkerState> workers_;
   std::vector<Probe> pool_;
   std::vector<int32_t> free_probes_;

@@ -107,11 +107,13 @@ int32_t Scheduler::choose_task(Sim& sim, int32_t, int32_t job, bool* clone) {
 
 Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options, uint64_t seed)
     : cluster_(cluster), wl_(workload), sched_(scheduler), opt_(options), rng_(seed, 2) {
-  for (size_t i = 0; i < cluster_.size(); ++i)
+  for (size_t i = 0; i < cluster_.size(); ++i) {
+    node_first_worker_.push_back(static_cast<int32_t>(worker_node_.size()));
     for (int32_t s = 0; s < cluster_.slots[i]; ++s) {
       worker_node_.push_back(static_cast<int32_t>(i));
       worker_slot_.push_back(s);
     }
+  }
   const int32_t W = static_cast<int32_t>(worker_node_.size());
   if (W == 0) throw std::invalid_argument("cluster: the worker engine needs at least one slot ('slots' per node), got none");
   if (wl_.has_dependencies())
@@ -393,7 +395,7 @@ void Sim::free_slot(int32_t w) {
 }
 
 void Sim::task_end(int32_t w, int64_t a) {
-  if (res_.att_status[a] != kRunning || res_.att_finish[a] != now_) return;  // suspended meanwhile
+  if (res_.att_status[a] != kRunning || res_.att_finish[a] != now_) return;  // suspended or stopped meanwhile
   const int32_t task = res_.att_task[a];
   const int32_t job = wl_.task_job[task];
   const bool first = task_state_[task] != kTaskDone;
@@ -410,6 +412,17 @@ void Sim::task_end(int32_t w, int64_t a) {
   workers_[w].attempt = -1;
   sched_.on_task_end(*this, w, a, first);
   free_slot(w);
+}
+
+bool Sim::stop_attempt(int32_t w, int64_t a) {
+  WorkerState& s = workers_[w];
+  // an attempt still in its request round trip has not started executing: not stoppable
+  if (s.attempt != a || res_.att_status[a] != kRunning || res_.att_start[a] > now_) return false;
+  res_.att_finish[a] = now_;  // its pending task end is now stale (task_end checks the finish time)
+  res_.att_status[a] = kKilled;
+  s.attempt = -1;
+  free_slot(w);
+  return true;
 }
 
 void Sim::set_timer(double at, uint32_t a, uint64_t tag) { q_.push_ordered(std::max(at, now_), kRankTimer, kTimer, a, tag); }
@@ -516,10 +529,21 @@ SimResult Sim::run() {
     est[j] = job_est_[j];
   }
   const size_t na = r.att_task.size();
+  // Attempts still running: at a time limit they have no finish yet. When the run ends with its
+  // last job, they are redundant copies (losing clones) of finished tasks: they end as scheduled.
+  const bool all_done = unfinished_ == 0;
+  for (size_t i = 0; i < na; ++i) {
+    if (r.att_status[i] != kRunning) continue;
+    if (!all_done) {
+      r.att_finish[i] = kNaN;
+      continue;
+    }
+    r.att_status[i] = kKilled;
+    auto& redundant = r.att_extra["redundant"];
+    if (redundant.size() < na) redundant.resize(na, kNaN);
+    redundant[i] = 1.0;
+  }
   for (auto& [k, v] : r.att_extra) v.resize(na, kNaN);
-  // attempts still running at a time limit have no finish yet
-  for (size_t i = 0; i < na; ++i)
-    if (r.att_status[i] == kRunning) r.att_finish[i] = kNaN;
   r.counters = counters_;
   r.counters["noop_replies"] = double(noops_);
   r.counters["launches"] = double(launches_);
