@@ -237,7 +237,6 @@ class Sim {
   std::vector<double> dur_;
   std::vector<uint8_t> task_state_;
   std::vector<uint8_t> task_copies_, task_susp_;
-  std::vector<int64_t> task_first_attempt_;
   int64_t unfinished_ = 0;
 
   // windows and utilization
