@@ -29,6 +29,21 @@
 //               engine's part (simulate option speculation = "sepb"): speculative attempts are
 //               not launched here (see the SEPB hook).
 //
+// FIFO-based DynamicMR (option base = "fifo" of pi_dhsa and dynamicmr; the paper's Fig. 10)
+// [seed003 §3.2, §4.7 CHOICE]: Hadoop FIFO has no pools, so DHSA reduces to PI-DHSA's
+// inter-phase borrowing. Each heartbeat runs Hadoop 1.2.1's JobQueueTaskScheduler exactly as
+// `fifo` does (the shared HadoopJobQueue): jobs in queue order (priority, then submission; the
+// workload has no priorities), per-tracker load-factor caps for maps and reduces, node- or
+// rack-local maps first with at most one off-switch map per heartbeat, at most one reduce per
+// heartbeat. Then the four cases of PI-DHSA decide cluster-wide whether idle slots of one phase
+// are lent to the other (pBM / pBR caps as on HFS); the borrowed tasks obey the same
+// per-heartbeat rules (they come from the same FIFO map pass, so none after an off-switch map;
+// a reduce borrows a map slot only if the heartbeat launched no reduce yet). Slot PreScheduling
+// uses FIFO's load-factor cap for A and E and the FIFO head job (the first with a pending map).
+// The HFS-only parameters (locality_delay, assign_multiple, load_max_diff, pool_*, min_shares)
+// have no effect there; PD-DHSA needs pools and is rejected with base = "fifo". With dhsa =
+// "none" and prescheduling off, dynamicmr on the FIFO base is `fifo` decision for decision.
+//
 // Slot PreScheduling [seed003 §4.6] (option `prescheduling`): after the heartbeat's normal
 // assignment, Case 1 — if the tracker has extra idle map slots E > 0 (slots HFS's load cap keeps
 // idle) but no allowable idle map slot (A = 0), the head job in fair-share order launches its
@@ -67,18 +82,31 @@ class DynamicMRScheduler : public Scheduler {
         prescheduling_(p.boolean("prescheduling")),
         extra_literal_(p.choice("extra_slots") == "literal"),
         locality_fallback_(p.boolean("locality_fallback")),
-        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {}
+        fifo_base_(p.choice("base") == "fifo"),
+        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {
+    if (fifo_base_ && dhsa_ == Dhsa::kPD)
+      throw std::invalid_argument(name + ": base='fifo' does not combine with PD-DHSA, which shares slots among pools and "
+                                  "Hadoop FIFO has none; use PI-DHSA (pi_dhsa, or dynamicmr with dhsa='pi') on the FIFO base");
+  }
 
   void init(Sim& sim) override {
     delay_.init(sim, delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval()));
     pools_.init(sim);
   }
-  void on_job_submitted(Sim& sim, int32_t job) override { pools_.add(sim, job); }
-  void on_job_finished(Sim& sim, int32_t job) override { pools_.remove(sim, job); }
+  void on_job_submitted(Sim& sim, int32_t job) override {
+    if (fifo_base_) queue_.add(sim, job);
+    else pools_.add(sim, job);
+  }
+  void on_job_finished(Sim& sim, int32_t job) override {
+    if (fifo_base_) queue_.remove(job);
+    else pools_.remove(sim, job);
+  }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
-    if (dhsa_ == Dhsa::kPD) {
+    if (fifo_base_) {
+      fifo_heartbeat(sim, node);
+    } else if (dhsa_ == Dhsa::kPD) {
       pd_heartbeat(sim, node);
     } else {
       own_slots(sim, node);
@@ -102,7 +130,9 @@ class DynamicMRScheduler : public Scheduler {
     if (sim.job(j).pending[type] == 0) return false;
     return type == kMap || sim.reduces_allowed(j);
   }
+  // The usable slots of `type` on the tracker: the base scheduler's load cap.
   int32_t own_cap(const Sim& sim, int32_t node, int type) const {
+    if (fifo_base_) return HadoopJobQueue::load_cap(sim, node, type);
     const double demand = double(sim.total_pending(type) + sim.total_running(type));
     return type == kMap ? hfs_load_cap(sim.map_capacity(node), demand, sim.total_map_slots(), max_diff_)
                         : hfs_load_cap(sim.reduce_capacity(node), demand, sim.total_reduce_slots(), max_diff_);
@@ -110,7 +140,7 @@ class DynamicMRScheduler : public Scheduler {
 
   // Launches task t (of stage `type`) of job j on node in a slot of `slot_type`.
   void launch(Sim& sim, int32_t node, int32_t j, int32_t t, int type, int slot_type) {
-    if (type == kMap) delay_.launched(j, sim.locality(t, node));
+    if (type == kMap && !fifo_base_) delay_.launched(j, sim.locality(t, node));
     const int64_t a = sim.launch(t, node, slot_type);
     if (slot_type != type) {
       borrowed_[type].push_back(a);
@@ -180,26 +210,70 @@ class DynamicMRScheduler : public Scheduler {
     return int64_t(v.size());
   }
 
-  // PI-DHSA's inter-phase step: the four cases, decided cluster-wide.
-  void pi_borrow(Sim& sim, int32_t node) {
+  // PI-DHSA's inter-phase step: the four cases, decided cluster-wide. Returns the phase that
+  // borrows (-1 in cases 1 and 4) and sets *max_tasks to how many of its tasks may now go into
+  // the other phase's idle slots on this tracker: min(shortfall, floor(p x cluster-wide unused
+  // slots of the lender)) less the tasks already borrowed, and floor(p x idle lender slots here).
+  int pi_case(Sim& sim, int32_t node, int64_t* max_tasks) {
     double d[2];
     demands(sim, d);
     const double n[2] = {double(sim.total_map_slots()), double(sim.total_reduce_slots())};
     int type;  // the phase that borrows
     if (d[kMap] > n[kMap] && d[kReduce] < n[kReduce]) type = kMap;            // case 2
     else if (d[kMap] < n[kMap] && d[kReduce] > n[kReduce]) type = kReduce;    // case 3
-    else return;                                                              // cases 1 and 4
+    else return -1;                                                           // cases 1 and 4
     const int lender = 1 - type;
     const double frac = lender == kReduce ? pbr_ : pbm_;
     const int64_t global = std::min<int64_t>(int64_t(d[type] - n[type]), int64_t(std::floor(frac * (n[lender] - d[lender]) + 1e-9)));
-    int64_t room = global - borrowed_now(sim, type);
-    int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9));
+    const int64_t room = global - borrowed_now(sim, type);
+    const int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9));
+    *max_tasks = std::min(room, local);
+    return type;
+  }
+
+  // PI-DHSA on HFS: the lent slots offered to the borrowing phase's pools in fair order.
+  void pi_borrow(Sim& sim, int32_t node) {
+    int64_t n_tasks = 0;
+    const int type = pi_case(sim, node, &n_tasks);
+    if (type < 0) return;
+    const int lender = 1 - type;
     int32_t assigned = 0;
-    while (room > 0 && local > 0 && sim.free_slots(node, lender) > 0 && (assign_multiple_ || assigned == 0)) {
+    while (n_tasks > 0 && sim.free_slots(node, lender) > 0 && (assign_multiple_ || assigned == 0)) {
       if (!assign_one(sim, node, type, lender)) break;
-      --room;
-      --local;
+      --n_tasks;
       ++assigned;
+    }
+  }
+
+  // The FIFO base: Hadoop's JobQueueTaskScheduler on the tracker's own slots (load-factor caps,
+  // local-first maps, at most one off-switch map and one reduce per heartbeat), then PI-DHSA's
+  // borrowing under the same per-heartbeat rules: borrowed maps come from the same map pass
+  // (none after an off-switch map), a borrowed reduce only if no reduce was launched yet.
+  void fifo_heartbeat(Sim& sim, int32_t node) {
+    const auto& wl = sim.workload();
+    auto any_job = [](int32_t) { return true; };
+    auto launch_in = [&](int slot_type) {
+      return [&, slot_type](int32_t t) { launch(sim, node, wl.task_job[t], t, wl.task_stage[t], slot_type); };
+    };
+    bool off_switch = false;
+    queue_.assign_maps(sim, node, own_cap(sim, node, kMap) - sim.running_on(node, kMap), false, off_switch, any_job, launch_in(kMap));
+    bool reduce_launched = false;
+    if (own_cap(sim, node, kReduce) - sim.running_on(node, kReduce) > 0) {
+      const int32_t t = queue_.next_reduce(sim, any_job);
+      if (t >= 0) {
+        launch_in(kReduce)(t);
+        reduce_launched = true;
+      }
+    }
+    if (dhsa_ != Dhsa::kPI) return;
+    int64_t n_tasks = 0;
+    const int type = pi_case(sim, node, &n_tasks);
+    if (type == kMap && n_tasks > 0) {
+      const int32_t n = int32_t(std::min<int64_t>(n_tasks, sim.free_slots(node, kReduce)));
+      queue_.assign_maps(sim, node, n, false, off_switch, any_job, launch_in(kReduce));
+    } else if (type == kReduce && n_tasks > 0 && !reduce_launched && sim.free_slots(node, kMap) > 0) {
+      const int32_t t = queue_.next_reduce(sim, any_job);
+      if (t >= 0) launch_in(kMap)(t);
     }
   }
 
@@ -251,8 +325,9 @@ class DynamicMRScheduler : public Scheduler {
     }
   }
 
-  // The head job for maps in fair-share order, or -1.
+  // The head job for maps in the base's order (fair-share, or the FIFO queue), or -1.
   int32_t head_map_job(Sim& sim) {
+    if (fifo_base_) return queue_.head_map_job(sim);
     auto run = [&](int32_t j) { return runnable(sim, j, kMap); };
     const auto& pools = pools_.order_pools(sim, 1, run);
     if (pools.empty()) return -1;
@@ -295,8 +370,10 @@ class DynamicMRScheduler : public Scheduler {
   bool assign_multiple_;
   double max_diff_, pbm_, pbr_;
   bool prescheduling_, extra_literal_, locality_fallback_;
+  bool fifo_base_;
   DelayScheduling delay_;
   FairPools pools_;
+  HadoopJobQueue queue_;  // the FIFO base's job queue
   std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
   int64_t launched_borrowed_[2] = {0, 0};
@@ -325,6 +402,10 @@ std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dh
                          "PD-DHSA when every pool fails only for locality: false = leave the slots idle until the next heartbeat "
                          "(reading A, default); true = the most deserving blocked job gets one map one locality level further (reading B)"),
   };
+  v.push_back(ParamSpec::choice("base", "fair", {"fair", "fifo"},
+                                "the Hadoop scheduler DynamicMR runs on: 'fair' = the Fair Scheduler (default); 'fifo' = "
+                                "JobQueueTaskScheduler (FIFO order, load-factor caps, one off-switch map and one reduce per "
+                                "heartbeat) with PI-DHSA's borrowing on top (paper Fig. 10; not with PD-DHSA, which needs pools)"));
   if (with_dhsa_choice)
     v.push_back(ParamSpec::choice("dhsa", "pi", {"pi", "pd", "none"},
                                   "slot allocation: 'pi' = PI-DHSA (default; the paper evaluates DynamicMR with it), 'pd' = PD-DHSA, "
