@@ -54,8 +54,18 @@
 // literal Definition 2, E = S_M - max(U, A) (extra_slots = "literal"). A PreScheduled launch is
 // node-local, so it resets the job's delay-scheduling wait.
 //
-// Slot weights (seed003 §4.2, C2) are the plain case w_M = w_R = 1: a borrowed slot runs one
-// task of the other type. Counters: dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every
+// Slot weights (seed003 §4.2, C2; options map_slot_weight w_M and reduce_slot_weight w_R, default
+// 1 = plain slot swapping). The spec's reading: a node has S_M w_M + S_R w_R resource units, a map
+// costs w_M and a reduce w_R, a reduce in borrowed map slots needs ceil(w_R / w_M) idle map slots
+// and a map in borrowed reduce slots uses w_M units of the reduce pool. The rule only bites when a
+// task borrows: in its own slot type a task costs exactly its slot, so the units change nothing
+// there. A TaskTracker slot runs one task, so several tasks are never packed into one slot: a map
+// in borrowed reduce slots holds ceil(w_M / w_R) of them (one whenever w_M <= w_R, the units it
+// leaves in that slot stay unused), and a reduce in borrowed map slots holds ceil(w_R / w_M). Only
+// the ratio w_R / w_M matters. The borrowing caps count lender slots: a tracker lends
+// floor(p x idle slots) / k tasks and PI-DHSA's cluster-wide amount is
+// min(shortfall, floor(p x unused lender slots) / k) tasks, k being the slots a borrowed task
+// holds. Results of weighted runs carry the per-attempt column `slots` (slots held). Counters: dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every
 // launch into the other type's slot, PreScheduling's Case 2 included), prescheduled_maps (Case 1),
 // prescheduled_maps_in_reduce_slots (Case 2), locality_fallback_maps (PD-DHSA reading B).
 #include <algorithm>
@@ -84,6 +94,16 @@ class DynamicMRScheduler : public Scheduler {
         locality_fallback_(p.boolean("locality_fallback")),
         fifo_base_(p.choice("base") == "fifo"),
         pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {
+    const double w[2] = {p.number("map_slot_weight"), p.number("reduce_slot_weight")};
+    for (int s = 0; s < 2; ++s)
+      if (!(w[s] > 0))
+        throw std::invalid_argument(name + ": parameter '" + (s == kMap ? "map" : "reduce") + "_slot_weight' must be > 0");
+    weighted_ = w[kMap] != 1.0 || w[kReduce] != 1.0;
+    // a borrowed task holds ceil(own weight / lender's weight) of the lender's slots, at least one
+    for (int s = 0; s < 2; ++s)
+      slots_needed_[s] = std::max(1, int32_t(std::ceil(w[s] / w[1 - s] - 1e-9)));
+    if (slots_needed_[kMap] > 255 || slots_needed_[kReduce] > 255)
+      throw std::invalid_argument(name + ": map_slot_weight / reduce_slot_weight must be within a factor 255 of each other");
     if (fifo_base_ && dhsa_ == Dhsa::kPD)
       throw std::invalid_argument(name + ": base='fifo' does not combine with PD-DHSA, which shares slots among pools and "
                                   "Hadoop FIFO has none; use PI-DHSA (pi_dhsa, or dynamicmr with dhsa='pi') on the FIFO base");
@@ -115,12 +135,17 @@ class DynamicMRScheduler : public Scheduler {
     if (prescheduling_) preschedule(sim, node);
   }
 
-  void finish(Sim&, SimResult& r) override {
+  void finish(Sim& sim, SimResult& r) override {
     r.counters["dhsa_maps_in_reduce_slots"] = double(launched_borrowed_[kMap]);
     r.counters["dhsa_reduces_in_map_slots"] = double(launched_borrowed_[kReduce]);
     r.counters["prescheduled_maps"] = double(prescheduled_);
     r.counters["prescheduled_maps_in_reduce_slots"] = double(prescheduled_borrowed_);
     r.counters["locality_fallback_maps"] = double(fallback_launches_);
+    if (weighted_) {  // slots held per attempt, for utilization and slot checks
+      auto& col = r.att_extra["slots"];
+      col.resize(size_t(sim.n_attempts()));
+      for (int64_t a = 0; a < sim.n_attempts(); ++a) col[size_t(a)] = sim.attempt(a).slots;
+    }
   }
 
  private:
@@ -138,10 +163,11 @@ class DynamicMRScheduler : public Scheduler {
                         : hfs_load_cap(sim.reduce_capacity(node), demand, sim.total_reduce_slots(), max_diff_);
   }
 
-  // Launches task t (of stage `type`) of job j on node in a slot of `slot_type`.
+  // Launches task t (of stage `type`) of job j on node in a slot of `slot_type` (in a borrowed
+  // slot type it holds slots_needed_[type] of them).
   void launch(Sim& sim, int32_t node, int32_t j, int32_t t, int type, int slot_type) {
     if (type == kMap && !fifo_base_) delay_.launched(j, sim.locality(t, node));
-    const int64_t a = sim.launch(t, node, slot_type);
+    const int64_t a = sim.launch(t, node, slot_type, false, slot_type == type ? 1 : slots_needed_[type]);
     if (slot_type != type) {
       borrowed_[type].push_back(a);
       ++launched_borrowed_[type];
@@ -213,7 +239,8 @@ class DynamicMRScheduler : public Scheduler {
   // PI-DHSA's inter-phase step: the four cases, decided cluster-wide. Returns the phase that
   // borrows (-1 in cases 1 and 4) and sets *max_tasks to how many of its tasks may now go into
   // the other phase's idle slots on this tracker: min(shortfall, floor(p x cluster-wide unused
-  // slots of the lender)) less the tasks already borrowed, and floor(p x idle lender slots here).
+  // slots of the lender) / k) less the tasks already borrowed, and floor(p x idle lender slots
+  // here) / k, where k = slots_needed_[borrowing phase] (1 with equal slot weights).
   int pi_case(Sim& sim, int32_t node, int64_t* max_tasks) {
     double d[2];
     demands(sim, d);
@@ -224,9 +251,10 @@ class DynamicMRScheduler : public Scheduler {
     else return -1;                                                           // cases 1 and 4
     const int lender = 1 - type;
     const double frac = lender == kReduce ? pbr_ : pbm_;
-    const int64_t global = std::min<int64_t>(int64_t(d[type] - n[type]), int64_t(std::floor(frac * (n[lender] - d[lender]) + 1e-9)));
+    const int64_t k = slots_needed_[type];
+    const int64_t global = std::min<int64_t>(int64_t(d[type] - n[type]), int64_t(std::floor(frac * (n[lender] - d[lender]) + 1e-9)) / k);
     const int64_t room = global - borrowed_now(sim, type);
-    const int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9));
+    const int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9)) / k;
     *max_tasks = std::min(room, local);
     return type;
   }
@@ -238,7 +266,7 @@ class DynamicMRScheduler : public Scheduler {
     if (type < 0) return;
     const int lender = 1 - type;
     int32_t assigned = 0;
-    while (n_tasks > 0 && sim.free_slots(node, lender) > 0 && (assign_multiple_ || assigned == 0)) {
+    while (n_tasks > 0 && sim.free_slots(node, lender) >= slots_needed_[type] && (assign_multiple_ || assigned == 0)) {
       if (!assign_one(sim, node, type, lender)) break;
       --n_tasks;
       ++assigned;
@@ -269,9 +297,9 @@ class DynamicMRScheduler : public Scheduler {
     int64_t n_tasks = 0;
     const int type = pi_case(sim, node, &n_tasks);
     if (type == kMap && n_tasks > 0) {
-      const int32_t n = int32_t(std::min<int64_t>(n_tasks, sim.free_slots(node, kReduce)));
+      const int32_t n = int32_t(std::min<int64_t>(n_tasks, sim.free_slots(node, kReduce) / slots_needed_[kMap]));
       queue_.assign_maps(sim, node, n, false, off_switch, any_job, launch_in(kReduce));
-    } else if (type == kReduce && n_tasks > 0 && !reduce_launched && sim.free_slots(node, kMap) > 0) {
+    } else if (type == kReduce && n_tasks > 0 && !reduce_launched && sim.free_slots(node, kMap) >= slots_needed_[kReduce]) {
       const int32_t t = queue_.next_reduce(sim, any_job);
       if (t >= 0) launch_in(kMap)(t);
     }
@@ -294,8 +322,9 @@ class DynamicMRScheduler : public Scheduler {
       if (!assign_multiple_ && round > 0) break;
       const bool own[2] = {sim.running_on(node, kMap) < cap[kMap] && sim.free_slots(node, kMap) > 0,
                            sim.running_on(node, kReduce) < cap[kReduce] && sim.free_slots(node, kReduce) > 0};
-      const bool borrow[2] = {lend[kReduce] > 0 && sim.free_slots(node, kReduce) > 0,   // a map in a reduce slot
-                              lend[kMap] > 0 && sim.free_slots(node, kMap) > 0};        // a reduce in a map slot
+      const int32_t k_map = slots_needed_[kMap], k_reduce = slots_needed_[kReduce];
+      const bool borrow[2] = {lend[kReduce] >= k_map && sim.free_slots(node, kReduce) >= k_map,       // a map in reduce slots
+                              lend[kMap] >= k_reduce && sim.free_slots(node, kMap) >= k_reduce};  // a reduce in map slots
       if (!own[0] && !own[1] && !borrow[0] && !borrow[1]) break;
       bool launched = false;
       int32_t blocked = -1;
@@ -304,8 +333,8 @@ class DynamicMRScheduler : public Scheduler {
       for (auto& [key, p] : order_) {
         if (own[kMap] && try_pool(sim, node, p, kMap, kMap, &blocked)) { launched = true; break; }             // (1)
         if (own[kReduce] && try_pool(sim, node, p, kReduce, kReduce)) { launched = true; break; }              // (2)
-        if (borrow[kMap] && try_pool(sim, node, p, kMap, kReduce, &blocked)) { --lend[kReduce]; launched = true; break; }  // (3)
-        if (borrow[kReduce] && try_pool(sim, node, p, kReduce, kMap)) { --lend[kMap]; launched = true; break; }  // (4)
+        if (borrow[kMap] && try_pool(sim, node, p, kMap, kReduce, &blocked)) { lend[kReduce] -= k_map; launched = true; break; }  // (3)
+        if (borrow[kReduce] && try_pool(sim, node, p, kReduce, kMap)) { lend[kMap] -= k_reduce; launched = true; break; }  // (4)
       }
       if (launched) continue;
       // every pool failed; reading B lets the most deserving locality-blocked job go one level on
@@ -316,7 +345,7 @@ class DynamicMRScheduler : public Scheduler {
         const int32_t t = slot >= 0 ? sim.find_map(blocked, node, lvl) : -1;
         if (t >= 0) {
           launch(sim, node, blocked, t, kMap, slot);
-          if (slot != kMap) --lend[kReduce];
+          if (slot != kMap) lend[kReduce] -= k_map;
           ++fallback_launches_;
           continue;
         }
@@ -354,12 +383,13 @@ class DynamicMRScheduler : public Scheduler {
     if (dhsa_ != Dhsa::kNone && sim.free_slots(node, kMap) == 0 && sim.free_slots(node, kReduce) > 0) {  // Case 2
       const int32_t j = head_map_job(sim);
       int64_t lend = int64_t(std::floor(pbr_ * sim.free_slots(node, kReduce) + 1e-9));
-      while (j >= 0 && lend > 0 && sim.free_slots(node, kReduce) > 0) {
+      const int32_t k = slots_needed_[kMap];
+      while (j >= 0 && lend >= k && sim.free_slots(node, kReduce) >= k) {
         const int32_t t = sim.find_map(j, node, kNodeLocal);
         if (t < 0) break;
         launch(sim, node, j, t, kMap, kReduce);
         ++prescheduled_borrowed_;
-        --lend;
+        lend -= k;
       }
     }
   }
@@ -374,6 +404,8 @@ class DynamicMRScheduler : public Scheduler {
   DelayScheduling delay_;
   FairPools pools_;
   HadoopJobQueue queue_;  // the FIFO base's job queue
+  int32_t slots_needed_[2] = {1, 1};  // lender slots a borrowed map / reduce holds (slot weights)
+  bool weighted_ = false;
   std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
   int64_t launched_borrowed_[2] = {0, 0};
@@ -406,6 +438,12 @@ std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dh
                                 "the Hadoop scheduler DynamicMR runs on: 'fair' = the Fair Scheduler (default); 'fifo' = "
                                 "JobQueueTaskScheduler (FIFO order, load-factor caps, one off-switch map and one reduce per "
                                 "heartbeat) with PI-DHSA's borrowing on top (paper Fig. 10; not with PD-DHSA, which needs pools)"));
+  v.push_back(ParamSpec::number("map_slot_weight", 1.0, 0, 1e6,
+                                "w_M, a map slot's resource size in units (C2; > 0): a map borrowing reduce slots holds "
+                                "ceil(w_M / w_R) of them (at least one); only the ratio to reduce_slot_weight matters"));
+  v.push_back(ParamSpec::number("reduce_slot_weight", 1.0, 0, 1e6,
+                                "w_R, a reduce slot's resource size in units (C2; > 0): a reduce borrowing map slots holds "
+                                "ceil(w_R / w_M) of them, e.g. 2 with w_R = 2 w_M; default 1 = plain slot swapping"));
   if (with_dhsa_choice)
     v.push_back(ParamSpec::choice("dhsa", "pi", {"pi", "pd", "none"},
                                   "slot allocation: 'pi' = PI-DHSA (default; the paper evaluates DynamicMR with it), 'pd' = PD-DHSA, "
