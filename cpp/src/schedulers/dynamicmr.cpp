@@ -1,4 +1,4 @@
-// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler [seed003 §4].
+// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler (or Hadoop FIFO) [seed003 §4].
 //
 //   pi_dhsa   — PI-DHSA, pool-independent Dynamic Hadoop Slot Allocation [seed003 §4.2-4.3]:
 //               each phase is shared fairly among pools exactly as in HFS (intra-phase); then
