@@ -65,9 +65,10 @@
 // the ratio w_R / w_M matters. The borrowing caps count lender slots: a tracker lends
 // floor(p x idle slots) / k tasks and PI-DHSA's cluster-wide amount is
 // min(shortfall, floor(p x unused lender slots) / k) tasks, k being the slots a borrowed task
-// holds. Results of weighted runs carry the per-attempt column `slots` (slots held). Counters: dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every
-// launch into the other type's slot, PreScheduling's Case 2 included), prescheduled_maps (Case 1),
-// prescheduled_maps_in_reduce_slots (Case 2), locality_fallback_maps (PD-DHSA reading B).
+// holds. Results of weighted runs carry the per-attempt column `slots` (slots held). Counters:
+// dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every launch into the other type's slot,
+// PreScheduling's Case 2 included), prescheduled_maps (Case 1), prescheduled_maps_in_reduce_slots
+// (Case 2), locality_fallback_maps (PD-DHSA reading B).
 #include <algorithm>
 #include <cmath>
 
