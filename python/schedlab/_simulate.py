@@ -187,7 +187,7 @@ class Result:
 
     def _utilization(self, tasks: pd.DataFrame, span: float) -> float:
         """Busy capacity over total capacity x makespan, in the unit the engine allocates: typed or
-        pooled slots (map + reduce slots), generic worker slots, or vcores (YARN containers and the
+        pooled slots (map + reduce slots, each attempt weighted by the slots it holds), generic worker slots, or vcores (YARN containers and the
         multi-resource engine, each attempt weighted by its task's vcores)."""
         nodes = self.cluster.nodes
         held = np.where(np.isfinite(tasks["finish"]), tasks["finish"], self.end_time) - tasks["start"]
@@ -200,6 +200,8 @@ class Result:
             capacity = float(nodes["vcores"].sum())
         else:
             capacity = float(nodes["map_slots"].sum() + nodes["reduce_slots"].sum())
+            if "slots" in tasks:  # DynamicMR slot weights: a borrowing attempt may hold several slots
+                held = held * tasks["slots"].to_numpy()
         busy = float(np.nansum(held))
         return busy / (capacity * span) if span > 0 and capacity > 0 else np.nan
 

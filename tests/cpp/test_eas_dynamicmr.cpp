@@ -139,3 +139,89 @@ TEST(EasDynamicMR, LargerWorkloadCompletes) {
     for (size_t j = 0; j < w.n_jobs(); ++j) EXPECT_TRUE(std::isfinite(r.job_finish[j])) << name << " job " << j;
   }
 }
+
+// DynamicMR on Hadoop FIFO (base = "fifo", paper Fig. 10). One node with one map and one reduce
+// slot; A (t=0): two 10 s maps; B (t=0, after A): a 4 s map and a 3 s reduce. At t=0 PI-DHSA's
+// case 2 holds (D_M = 3 > N_M = 1, D_R = 0 < N_R = 1: B's reduce waits for slowstart) and lends
+// the idle reduce slot to one map, min(3 - 1, floor(1 x 1)) = 1. FIFO order gives it to A's
+// second map, [0, 10]; B's map runs at 10 in the map slot, its reduce at 14 (slowstart: its one
+// map done): B ends at 17. On the Fair base the lent slot goes to B (fewer running tasks):
+// B's map [0, 4], then B's reduce takes its own slot, [4, 7], and only then does A's second map
+// borrow it, [7, 17]. Plain FIFO runs everything in turn.
+TEST(DynamicMRSchedule, FifoBaseLendsIdleReduceSlotInFifoOrder) {
+  const Cluster c = typed({1}, {1});
+  const Workload w = build({0, 0}, {{0, kMap, 10, 0, {0}}, {0, kMap, 10, 0, {0}},
+                                    {1, kMap, 4, 0, {0}}, {1, kReduce, 3, 0, {}}});
+  ParamValues fifo_base;
+  fifo_base.strings["base"] = "fifo";
+  for (const char* name : {"pi_dhsa", "dynamicmr"}) {
+    const SimResult r = run_one(c, w, name, fifo_base);
+    const auto s = spans(r);
+    EXPECT_DOUBLE_EQ(s.at(0).start, 0.0) << name;
+    EXPECT_EQ(s.at(0).slot_type, int(kMap)) << name;
+    EXPECT_DOUBLE_EQ(s.at(1).start, 0.0) << name;  // A's second map in the lent reduce slot
+    EXPECT_DOUBLE_EQ(s.at(1).finish, 10.0) << name;
+    EXPECT_EQ(s.at(1).slot_type, int(kReduce)) << name;
+    EXPECT_DOUBLE_EQ(s.at(2).start, 10.0) << name;  // B's map after A's
+    EXPECT_EQ(s.at(2).slot_type, int(kMap)) << name;
+    EXPECT_DOUBLE_EQ(s.at(3).start, 14.0) << name;
+    EXPECT_DOUBLE_EQ(s.at(3).finish, 17.0) << name;
+    EXPECT_DOUBLE_EQ(r.job_finish[0], 10.0) << name;
+    EXPECT_DOUBLE_EQ(r.counters.at("dhsa_maps_in_reduce_slots"), 1.0) << name;
+  }
+  const auto fair = spans(run_one(c, w, "pi_dhsa"));  // the Fair base lends the slot to B first
+  EXPECT_DOUBLE_EQ(fair.at(2).start, 0.0);
+  EXPECT_EQ(fair.at(2).slot_type, int(kReduce));
+  EXPECT_DOUBLE_EQ(fair.at(3).start, 4.0);
+  EXPECT_DOUBLE_EQ(fair.at(3).finish, 7.0);
+  EXPECT_DOUBLE_EQ(fair.at(1).start, 7.0);
+  EXPECT_DOUBLE_EQ(fair.at(1).finish, 17.0);
+  const auto fifo = spans(run_one(c, w, "fifo"));  // no borrowing: one map at a time
+  EXPECT_DOUBLE_EQ(fifo.at(1).start, 10.0);
+  EXPECT_DOUBLE_EQ(fifo.at(2).start, 20.0);
+  EXPECT_DOUBLE_EQ(fifo.at(3).finish, 27.0);
+}
+
+// Slot weights: a 2 s map and two 10 s reduces on one node with one reduce slot. After the map
+// (t=2), PI-DHSA's case 3 lends map slots to the second reduce. With w_R = 2 w_M that reduce
+// needs ceil(2 / 1) = 2 map slots: with one map slot it cannot borrow and runs [12, 22]; with two
+// it holds both, [2, 12]. With w_M = 2 w_R a reduce fits one map slot (ceil(1/2) -> 1) as in the
+// plain case, while a map would need two reduce slots.
+TEST(DynamicMRSchedule, SlotWeightsSetHowManySlotsABorrowerHolds) {
+  const Workload w = build({0}, {{0, kMap, 2, 0, {0}}, {0, kReduce, 10, 0, {}}, {0, kReduce, 10, 0, {}}});
+  ParamValues heavy_reduce;
+  heavy_reduce.numbers["reduce_slot_weight"] = 2.0;
+  ParamValues heavy_map;
+  heavy_map.numbers["map_slot_weight"] = 2.0;
+
+  const auto plain = spans(run_one(typed({1}, {1}), w, "pi_dhsa"));
+  EXPECT_DOUBLE_EQ(plain.at(2).start, 2.0);
+  EXPECT_EQ(plain.at(2).slot_type, int(kMap));
+
+  const SimResult one = run_one(typed({1}, {1}), w, "pi_dhsa", heavy_reduce);
+  const auto s1 = spans(one);
+  EXPECT_DOUBLE_EQ(s1.at(2).start, 12.0);  // one map slot is too small for the reduce
+  EXPECT_DOUBLE_EQ(s1.at(2).finish, 22.0);
+  EXPECT_EQ(s1.at(2).slot_type, int(kReduce));
+  EXPECT_DOUBLE_EQ(one.counters.at("dhsa_reduces_in_map_slots"), 0.0);
+
+  const SimResult two = run_one(typed({2}, {1}), w, "pi_dhsa", heavy_reduce);
+  const auto s2 = spans(two);
+  EXPECT_DOUBLE_EQ(s2.at(2).start, 2.0);
+  EXPECT_DOUBLE_EQ(s2.at(2).finish, 12.0);
+  EXPECT_EQ(s2.at(2).slot_type, int(kMap));
+  for (size_t i = 0; i < two.att_task.size(); ++i)  // the borrowing reduce holds both map slots
+    EXPECT_DOUBLE_EQ(two.att_extra.at("slots")[i], two.att_task[i] == 2 ? 2.0 : 1.0);
+
+  const auto light = spans(run_one(typed({1}, {1}), w, "pi_dhsa", heavy_map));
+  EXPECT_DOUBLE_EQ(light.at(2).start, 2.0);
+  EXPECT_EQ(light.at(2).slot_type, int(kMap));
+  // maps twice a reduce slot: the second map of MapBorrowsIdleReduceSlot cannot borrow the one reduce slot
+  const Workload maps = build({0}, {{0, kMap, 10, 0, {0}}, {0, kMap, 10, 0, {0}}, {0, kReduce, 5, 0, {}}});
+  const auto m = spans(run_one(typed({1}, {1}), maps, "pi_dhsa", heavy_map));
+  EXPECT_DOUBLE_EQ(m.at(1).start, 10.0);
+  EXPECT_EQ(m.at(1).slot_type, int(kMap));
+  ParamValues fifo_heavy_map = heavy_map;
+  fifo_heavy_map.strings["base"] = "fifo";
+  EXPECT_DOUBLE_EQ(spans(run_one(typed({1}, {2}), maps, "pi_dhsa", fifo_heavy_map)).at(1).start, 0.0);  // two reduce slots: it borrows both
+}

@@ -36,8 +36,9 @@ def trace_path(*parts) -> pathlib.Path:
 
 
 def assert_slot_invariants(result, *, typed=True, tol=1e-9):
-    """Checks a mapreduce-engine result: no node runs more attempts of a slot type than it has
-    slots (typed=True) or than its total slots (typed=False), every task succeeds exactly once,
+    """Checks a mapreduce-engine result: no node holds more slots of a type than it has
+    (typed=True) or more than its total slots (typed=False), an attempt holding one slot unless
+    the result has a ``slots`` column (DynamicMR slot weights), every task succeeds exactly once,
     no attempt ends before it starts, reduces never finish before their job's last map."""
     tasks = result.tasks
     wl_tasks = result.workload.tasks
@@ -65,7 +66,8 @@ def assert_slot_invariants(result, *, typed=True, tol=1e-9):
             cap = nodes.loc[node, "map_slots"] + nodes.loc[node, "reduce_slots"]
         ends = np.where(np.isfinite(g["finish"]), g["finish"], np.inf)
         times = np.concatenate([g["start"].to_numpy(), ends])
-        delta = np.concatenate([np.ones(len(g)), -np.ones(len(g))])
+        held = g["slots"].to_numpy(float) if "slots" in g else np.ones(len(g))  # slots per attempt (slot weights)
+        delta = np.concatenate([held, -held])
         order = np.lexsort((delta, times))  # ends before starts at equal times
         peak = np.cumsum(delta[order]).max()
         assert peak <= cap + tol, f"node {node} {key} ran {peak} attempts at once with {cap} slots"

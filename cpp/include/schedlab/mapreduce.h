@@ -99,6 +99,7 @@ struct Attempt {
   uint8_t locality;    // Locality
   uint8_t slot_type;   // kMap or kReduce: which kind of slot it occupies
   uint8_t speculative;
+  uint8_t slots;       // slots of slot_type it holds (> 1: a task borrowing smaller slots, DynamicMR slot weights)
   int32_t slot_pos;         // position of the slot on its node (Gantt charts); -1 past 64
   int64_t prev_same_task;   // previous attempt of the same task, or -1
   // progress bookkeeping (maps: the whole attempt; reduces: the sort+reduce part after copy_end)
@@ -248,8 +249,10 @@ class Sim {
 
   // ---- acting ----
   // Starts an attempt of `task` on `node` in a slot of type `slot_type` (default: the task's
-  // own stage). Throws std::logic_error if the node has no room: schedulers must check.
-  int64_t launch(int32_t task, int32_t node, int slot_type = -1, bool speculative = false);
+  // own stage), holding `slots` such slots (typed slots only; > 1 when a task borrows slots
+  // smaller than its own, DynamicMR's slot weights). Throws std::logic_error if the node has no
+  // room: schedulers must check.
+  int64_t launch(int32_t task, int32_t node, int slot_type = -1, bool speculative = false, int32_t slots = 1);
   void kill(int64_t attempt);
   void set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots);
   void set_timer(double at, uint64_t tag);

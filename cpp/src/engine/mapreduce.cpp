@@ -489,7 +489,7 @@ int32_t Sim::find_reduce(int32_t job) {
   return c < end ? c : -1;
 }
 
-int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative) {
+int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative, int32_t slots) {
   if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
   if (node < 0 || node >= n_nodes()) throw std::logic_error("launch: no such node");
   const int32_t job = wl_.task_job[task];
@@ -500,6 +500,10 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   if (task_state_[task] == kActive && !speculative) throw std::logic_error("launch: task already running (use a speculative attempt)");
   if (down_[node]) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
   if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
+  if (slots != 1) {
+    if (slots < 1 || slots > 255 || sched_.slot_model() != SlotModel::Typed) throw std::logic_error("launch: slots must be 1, or 2..255 on typed slots");
+    if (free_slots(node, slot_type) < slots) throw std::logic_error("launch: node " + std::to_string(node) + " has fewer than " + std::to_string(slots) + " free slots of that type");
+  }
 
   stalled_since_ = kNaN;
   const int64_t a = static_cast<int64_t>(attempts_.size());
@@ -512,6 +516,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   at.locality = locality(task, node);
   at.slot_type = static_cast<uint8_t>(slot_type);
   at.speculative = speculative ? 1 : 0;
+  at.slots = static_cast<uint8_t>(slots);
   at.orig_node = -1;
   if (speculative)
     for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
@@ -534,7 +539,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative)
   at.node_index = static_cast<int32_t>(node_running_[node].size());
   node_running_[node].push_back(a);
   if (std::isnan(js.start)) js.start = now_;
-  used_[2 * node + slot_type]++;
+  used_[2 * node + slot_type] += slots;
   if (sched_.slot_model() == SlotModel::Containers) {
     free_vcores_[node] -= wl_.vcores[task];
     free_mem_[node] -= wl_.memory[task];
@@ -590,7 +595,7 @@ void Sim::finish_reduce_copy(int32_t job) {
 void Sim::release(int64_t a) {
   Attempt& at = attempts_[a];
   const int32_t node = at.node, task = at.task;
-  used_[2 * node + at.slot_type]--;
+  used_[2 * node + at.slot_type] -= at.slots;
   if (sched_.slot_model() == SlotModel::Containers) {
     free_vcores_[node] += wl_.vcores[task];
     free_mem_[node] += wl_.memory[task];

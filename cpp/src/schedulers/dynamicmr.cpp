@@ -1,4 +1,4 @@
-// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler [seed003 §4].
+// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler (or Hadoop FIFO) [seed003 §4].
 //
 //   pi_dhsa   — PI-DHSA, pool-independent Dynamic Hadoop Slot Allocation [seed003 §4.2-4.3]:
 //               each phase is shared fairly among pools exactly as in HFS (intra-phase); then
@@ -29,6 +29,21 @@
 //               engine's part (simulate option speculation = "sepb"): speculative attempts are
 //               not launched here (see the SEPB hook).
 //
+// FIFO-based DynamicMR (option base = "fifo" of pi_dhsa and dynamicmr; the paper's Fig. 10)
+// [seed003 §3.2, §4.7 CHOICE]: Hadoop FIFO has no pools, so DHSA reduces to PI-DHSA's
+// inter-phase borrowing. Each heartbeat runs Hadoop 1.2.1's JobQueueTaskScheduler exactly as
+// `fifo` does (the shared HadoopJobQueue): jobs in queue order (priority, then submission; the
+// workload has no priorities), per-tracker load-factor caps for maps and reduces, node- or
+// rack-local maps first with at most one off-switch map per heartbeat, at most one reduce per
+// heartbeat. Then the four cases of PI-DHSA decide cluster-wide whether idle slots of one phase
+// are lent to the other (pBM / pBR caps as on HFS); the borrowed tasks obey the same
+// per-heartbeat rules (they come from the same FIFO map pass, so none after an off-switch map;
+// a reduce borrows a map slot only if the heartbeat launched no reduce yet). Slot PreScheduling
+// uses FIFO's load-factor cap for A and E and the FIFO head job (the first with a pending map).
+// The HFS-only parameters (locality_delay, assign_multiple, load_max_diff, pool_*, min_shares)
+// have no effect there; PD-DHSA needs pools and is rejected with base = "fifo". With dhsa =
+// "none" and prescheduling off, dynamicmr on the FIFO base is `fifo` decision for decision.
+//
 // Slot PreScheduling [seed003 §4.6] (option `prescheduling`): after the heartbeat's normal
 // assignment, Case 1 — if the tracker has extra idle map slots E > 0 (slots HFS's load cap keeps
 // idle) but no allowable idle map slot (A = 0), the head job in fair-share order launches its
@@ -39,10 +54,21 @@
 // literal Definition 2, E = S_M - max(U, A) (extra_slots = "literal"). A PreScheduled launch is
 // node-local, so it resets the job's delay-scheduling wait.
 //
-// Slot weights (seed003 §4.2, C2) are the plain case w_M = w_R = 1: a borrowed slot runs one
-// task of the other type. Counters: dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every
-// launch into the other type's slot, PreScheduling's Case 2 included), prescheduled_maps (Case 1),
-// prescheduled_maps_in_reduce_slots (Case 2), locality_fallback_maps (PD-DHSA reading B).
+// Slot weights (seed003 §4.2, C2; options map_slot_weight w_M and reduce_slot_weight w_R, default
+// 1 = plain slot swapping). The spec's reading: a node has S_M w_M + S_R w_R resource units, a map
+// costs w_M and a reduce w_R, a reduce in borrowed map slots needs ceil(w_R / w_M) idle map slots
+// and a map in borrowed reduce slots uses w_M units of the reduce pool. The rule only bites when a
+// task borrows: in its own slot type a task costs exactly its slot, so the units change nothing
+// there. A TaskTracker slot runs one task, so several tasks are never packed into one slot: a map
+// in borrowed reduce slots holds ceil(w_M / w_R) of them (one whenever w_M <= w_R, the units it
+// leaves in that slot stay unused), and a reduce in borrowed map slots holds ceil(w_R / w_M). Only
+// the ratio w_R / w_M matters. The borrowing caps count lender slots: a tracker lends
+// floor(p x idle slots) / k tasks and PI-DHSA's cluster-wide amount is
+// min(shortfall, floor(p x unused lender slots) / k) tasks, k being the slots a borrowed task
+// holds. Results of weighted runs carry the per-attempt column `slots` (slots held). Counters:
+// dhsa_maps_in_reduce_slots / dhsa_reduces_in_map_slots (every launch into the other type's slot,
+// PreScheduling's Case 2 included), prescheduled_maps (Case 1), prescheduled_maps_in_reduce_slots
+// (Case 2), locality_fallback_maps (PD-DHSA reading B).
 #include <algorithm>
 #include <cmath>
 
@@ -67,18 +93,41 @@ class DynamicMRScheduler : public Scheduler {
         prescheduling_(p.boolean("prescheduling")),
         extra_literal_(p.choice("extra_slots") == "literal"),
         locality_fallback_(p.boolean("locality_fallback")),
-        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {}
+        fifo_base_(p.choice("base") == "fifo"),
+        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {
+    const double w[2] = {p.number("map_slot_weight"), p.number("reduce_slot_weight")};
+    for (int s = 0; s < 2; ++s)
+      if (!(w[s] > 0))
+        throw std::invalid_argument(name + ": parameter '" + (s == kMap ? "map" : "reduce") + "_slot_weight' must be > 0");
+    weighted_ = w[kMap] != 1.0 || w[kReduce] != 1.0;
+    // a borrowed task holds ceil(own weight / lender's weight) of the lender's slots, at least one
+    for (int s = 0; s < 2; ++s)
+      slots_needed_[s] = std::max(1, int32_t(std::ceil(w[s] / w[1 - s] - 1e-9)));
+    if (slots_needed_[kMap] > 255 || slots_needed_[kReduce] > 255)
+      throw std::invalid_argument(name + ": map_slot_weight / reduce_slot_weight must be within a factor 255 of each other");
+    if (fifo_base_ && dhsa_ == Dhsa::kPD)
+      throw std::invalid_argument(name + ": base='fifo' does not combine with PD-DHSA, which shares slots among pools and "
+                                  "Hadoop FIFO has none; use PI-DHSA (pi_dhsa, or dynamicmr with dhsa='pi') on the FIFO base");
+  }
 
   void init(Sim& sim) override {
     delay_.init(sim, delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval()));
     pools_.init(sim);
   }
-  void on_job_submitted(Sim& sim, int32_t job) override { pools_.add(sim, job); }
-  void on_job_finished(Sim& sim, int32_t job) override { pools_.remove(sim, job); }
+  void on_job_submitted(Sim& sim, int32_t job) override {
+    if (fifo_base_) queue_.add(sim, job);
+    else pools_.add(sim, job);
+  }
+  void on_job_finished(Sim& sim, int32_t job) override {
+    if (fifo_base_) queue_.remove(job);
+    else pools_.remove(sim, job);
+  }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
-    if (dhsa_ == Dhsa::kPD) {
+    if (fifo_base_) {
+      fifo_heartbeat(sim, node);
+    } else if (dhsa_ == Dhsa::kPD) {
       pd_heartbeat(sim, node);
     } else {
       own_slots(sim, node);
@@ -87,12 +136,17 @@ class DynamicMRScheduler : public Scheduler {
     if (prescheduling_) preschedule(sim, node);
   }
 
-  void finish(Sim&, SimResult& r) override {
+  void finish(Sim& sim, SimResult& r) override {
     r.counters["dhsa_maps_in_reduce_slots"] = double(launched_borrowed_[kMap]);
     r.counters["dhsa_reduces_in_map_slots"] = double(launched_borrowed_[kReduce]);
     r.counters["prescheduled_maps"] = double(prescheduled_);
     r.counters["prescheduled_maps_in_reduce_slots"] = double(prescheduled_borrowed_);
     r.counters["locality_fallback_maps"] = double(fallback_launches_);
+    if (weighted_) {  // slots held per attempt, for utilization and slot checks
+      auto& col = r.att_extra["slots"];
+      col.resize(size_t(sim.n_attempts()));
+      for (int64_t a = 0; a < sim.n_attempts(); ++a) col[size_t(a)] = sim.attempt(a).slots;
+    }
   }
 
  private:
@@ -102,16 +156,19 @@ class DynamicMRScheduler : public Scheduler {
     if (sim.job(j).pending[type] == 0) return false;
     return type == kMap || sim.reduces_allowed(j);
   }
+  // The usable slots of `type` on the tracker: the base scheduler's load cap.
   int32_t own_cap(const Sim& sim, int32_t node, int type) const {
+    if (fifo_base_) return HadoopJobQueue::load_cap(sim, node, type);
     const double demand = double(sim.total_pending(type) + sim.total_running(type));
     return type == kMap ? hfs_load_cap(sim.map_capacity(node), demand, sim.total_map_slots(), max_diff_)
                         : hfs_load_cap(sim.reduce_capacity(node), demand, sim.total_reduce_slots(), max_diff_);
   }
 
-  // Launches task t (of stage `type`) of job j on node in a slot of `slot_type`.
+  // Launches task t (of stage `type`) of job j on node in a slot of `slot_type` (in a borrowed
+  // slot type it holds slots_needed_[type] of them).
   void launch(Sim& sim, int32_t node, int32_t j, int32_t t, int type, int slot_type) {
-    if (type == kMap) delay_.launched(j, sim.locality(t, node));
-    const int64_t a = sim.launch(t, node, slot_type);
+    if (type == kMap && !fifo_base_) delay_.launched(j, sim.locality(t, node));
+    const int64_t a = sim.launch(t, node, slot_type, false, slot_type == type ? 1 : slots_needed_[type]);
     if (slot_type != type) {
       borrowed_[type].push_back(a);
       ++launched_borrowed_[type];
@@ -180,26 +237,72 @@ class DynamicMRScheduler : public Scheduler {
     return int64_t(v.size());
   }
 
-  // PI-DHSA's inter-phase step: the four cases, decided cluster-wide.
-  void pi_borrow(Sim& sim, int32_t node) {
+  // PI-DHSA's inter-phase step: the four cases, decided cluster-wide. Returns the phase that
+  // borrows (-1 in cases 1 and 4) and sets *max_tasks to how many of its tasks may now go into
+  // the other phase's idle slots on this tracker: min(shortfall, floor(p x cluster-wide unused
+  // slots of the lender) / k) less the tasks already borrowed, and floor(p x idle lender slots
+  // here) / k, where k = slots_needed_[borrowing phase] (1 with equal slot weights).
+  int pi_case(Sim& sim, int32_t node, int64_t* max_tasks) {
     double d[2];
     demands(sim, d);
     const double n[2] = {double(sim.total_map_slots()), double(sim.total_reduce_slots())};
     int type;  // the phase that borrows
     if (d[kMap] > n[kMap] && d[kReduce] < n[kReduce]) type = kMap;            // case 2
     else if (d[kMap] < n[kMap] && d[kReduce] > n[kReduce]) type = kReduce;    // case 3
-    else return;                                                              // cases 1 and 4
+    else return -1;                                                           // cases 1 and 4
     const int lender = 1 - type;
     const double frac = lender == kReduce ? pbr_ : pbm_;
-    const int64_t global = std::min<int64_t>(int64_t(d[type] - n[type]), int64_t(std::floor(frac * (n[lender] - d[lender]) + 1e-9)));
-    int64_t room = global - borrowed_now(sim, type);
-    int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9));
+    const int64_t k = slots_needed_[type];
+    const int64_t global = std::min<int64_t>(int64_t(d[type] - n[type]), int64_t(std::floor(frac * (n[lender] - d[lender]) + 1e-9)) / k);
+    const int64_t room = global - borrowed_now(sim, type);
+    const int64_t local = int64_t(std::floor(frac * sim.free_slots(node, lender) + 1e-9)) / k;
+    *max_tasks = std::min(room, local);
+    return type;
+  }
+
+  // PI-DHSA on HFS: the lent slots offered to the borrowing phase's pools in fair order.
+  void pi_borrow(Sim& sim, int32_t node) {
+    int64_t n_tasks = 0;
+    const int type = pi_case(sim, node, &n_tasks);
+    if (type < 0) return;
+    const int lender = 1 - type;
     int32_t assigned = 0;
-    while (room > 0 && local > 0 && sim.free_slots(node, lender) > 0 && (assign_multiple_ || assigned == 0)) {
+    while (n_tasks > 0 && sim.free_slots(node, lender) >= slots_needed_[type] && (assign_multiple_ || assigned == 0)) {
       if (!assign_one(sim, node, type, lender)) break;
-      --room;
-      --local;
+      --n_tasks;
       ++assigned;
+    }
+  }
+
+  // The FIFO base: Hadoop's JobQueueTaskScheduler on the tracker's own slots (load-factor caps,
+  // local-first maps, at most one off-switch map and one reduce per heartbeat), then PI-DHSA's
+  // borrowing under the same per-heartbeat rules: borrowed maps come from the same map pass
+  // (none after an off-switch map), a borrowed reduce only if no reduce was launched yet.
+  void fifo_heartbeat(Sim& sim, int32_t node) {
+    const auto& wl = sim.workload();
+    auto any_job = [](int32_t) { return true; };
+    auto launch_in = [&](int slot_type) {
+      return [&, slot_type](int32_t t) { launch(sim, node, wl.task_job[t], t, wl.task_stage[t], slot_type); };
+    };
+    bool off_switch = false;
+    queue_.assign_maps(sim, node, own_cap(sim, node, kMap) - sim.running_on(node, kMap), false, off_switch, any_job, launch_in(kMap));
+    bool reduce_launched = false;
+    if (own_cap(sim, node, kReduce) - sim.running_on(node, kReduce) > 0) {
+      const int32_t t = queue_.next_reduce(sim, any_job);
+      if (t >= 0) {
+        launch_in(kReduce)(t);
+        reduce_launched = true;
+      }
+    }
+    if (dhsa_ != Dhsa::kPI) return;
+    int64_t n_tasks = 0;
+    const int type = pi_case(sim, node, &n_tasks);
+    if (type == kMap && n_tasks > 0) {
+      const int32_t n = int32_t(std::min<int64_t>(n_tasks, sim.free_slots(node, kReduce) / slots_needed_[kMap]));
+      queue_.assign_maps(sim, node, n, false, off_switch, any_job, launch_in(kReduce));
+    } else if (type == kReduce && n_tasks > 0 && !reduce_launched && sim.free_slots(node, kMap) >= slots_needed_[kReduce]) {
+      const int32_t t = queue_.next_reduce(sim, any_job);
+      if (t >= 0) launch_in(kMap)(t);
     }
   }
 
@@ -220,8 +323,9 @@ class DynamicMRScheduler : public Scheduler {
       if (!assign_multiple_ && round > 0) break;
       const bool own[2] = {sim.running_on(node, kMap) < cap[kMap] && sim.free_slots(node, kMap) > 0,
                            sim.running_on(node, kReduce) < cap[kReduce] && sim.free_slots(node, kReduce) > 0};
-      const bool borrow[2] = {lend[kReduce] > 0 && sim.free_slots(node, kReduce) > 0,   // a map in a reduce slot
-                              lend[kMap] > 0 && sim.free_slots(node, kMap) > 0};        // a reduce in a map slot
+      const int32_t k_map = slots_needed_[kMap], k_reduce = slots_needed_[kReduce];
+      const bool borrow[2] = {lend[kReduce] >= k_map && sim.free_slots(node, kReduce) >= k_map,       // a map in reduce slots
+                              lend[kMap] >= k_reduce && sim.free_slots(node, kMap) >= k_reduce};  // a reduce in map slots
       if (!own[0] && !own[1] && !borrow[0] && !borrow[1]) break;
       bool launched = false;
       int32_t blocked = -1;
@@ -230,8 +334,8 @@ class DynamicMRScheduler : public Scheduler {
       for (auto& [key, p] : order_) {
         if (own[kMap] && try_pool(sim, node, p, kMap, kMap, &blocked)) { launched = true; break; }             // (1)
         if (own[kReduce] && try_pool(sim, node, p, kReduce, kReduce)) { launched = true; break; }              // (2)
-        if (borrow[kMap] && try_pool(sim, node, p, kMap, kReduce, &blocked)) { --lend[kReduce]; launched = true; break; }  // (3)
-        if (borrow[kReduce] && try_pool(sim, node, p, kReduce, kMap)) { --lend[kMap]; launched = true; break; }  // (4)
+        if (borrow[kMap] && try_pool(sim, node, p, kMap, kReduce, &blocked)) { lend[kReduce] -= k_map; launched = true; break; }  // (3)
+        if (borrow[kReduce] && try_pool(sim, node, p, kReduce, kMap)) { lend[kMap] -= k_reduce; launched = true; break; }  // (4)
       }
       if (launched) continue;
       // every pool failed; reading B lets the most deserving locality-blocked job go one level on
@@ -242,7 +346,7 @@ class DynamicMRScheduler : public Scheduler {
         const int32_t t = slot >= 0 ? sim.find_map(blocked, node, lvl) : -1;
         if (t >= 0) {
           launch(sim, node, blocked, t, kMap, slot);
-          if (slot != kMap) --lend[kReduce];
+          if (slot != kMap) lend[kReduce] -= k_map;
           ++fallback_launches_;
           continue;
         }
@@ -251,8 +355,9 @@ class DynamicMRScheduler : public Scheduler {
     }
   }
 
-  // The head job for maps in fair-share order, or -1.
+  // The head job for maps in the base's order (fair-share, or the FIFO queue), or -1.
   int32_t head_map_job(Sim& sim) {
+    if (fifo_base_) return queue_.head_map_job(sim);
     auto run = [&](int32_t j) { return runnable(sim, j, kMap); };
     const auto& pools = pools_.order_pools(sim, 1, run);
     if (pools.empty()) return -1;
@@ -279,12 +384,13 @@ class DynamicMRScheduler : public Scheduler {
     if (dhsa_ != Dhsa::kNone && sim.free_slots(node, kMap) == 0 && sim.free_slots(node, kReduce) > 0) {  // Case 2
       const int32_t j = head_map_job(sim);
       int64_t lend = int64_t(std::floor(pbr_ * sim.free_slots(node, kReduce) + 1e-9));
-      while (j >= 0 && lend > 0 && sim.free_slots(node, kReduce) > 0) {
+      const int32_t k = slots_needed_[kMap];
+      while (j >= 0 && lend >= k && sim.free_slots(node, kReduce) >= k) {
         const int32_t t = sim.find_map(j, node, kNodeLocal);
         if (t < 0) break;
         launch(sim, node, j, t, kMap, kReduce);
         ++prescheduled_borrowed_;
-        --lend;
+        lend -= k;
       }
     }
   }
@@ -295,8 +401,12 @@ class DynamicMRScheduler : public Scheduler {
   bool assign_multiple_;
   double max_diff_, pbm_, pbr_;
   bool prescheduling_, extra_literal_, locality_fallback_;
+  bool fifo_base_;
   DelayScheduling delay_;
   FairPools pools_;
+  HadoopJobQueue queue_;  // the FIFO base's job queue
+  int32_t slots_needed_[2] = {1, 1};  // lender slots a borrowed map / reduce holds (slot weights)
+  bool weighted_ = false;
   std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
   int64_t launched_borrowed_[2] = {0, 0};
@@ -325,6 +435,16 @@ std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dh
                          "PD-DHSA when every pool fails only for locality: false = leave the slots idle until the next heartbeat "
                          "(reading A, default); true = the most deserving blocked job gets one map one locality level further (reading B)"),
   };
+  v.push_back(ParamSpec::choice("base", "fair", {"fair", "fifo"},
+                                "the Hadoop scheduler DynamicMR runs on: 'fair' = the Fair Scheduler (default); 'fifo' = "
+                                "JobQueueTaskScheduler (FIFO order, load-factor caps, one off-switch map and one reduce per "
+                                "heartbeat) with PI-DHSA's borrowing on top (paper Fig. 10; not with PD-DHSA, which needs pools)"));
+  v.push_back(ParamSpec::number("map_slot_weight", 1.0, 0, 1e6,
+                                "w_M, a map slot's resource size in units (C2; > 0): a map borrowing reduce slots holds "
+                                "ceil(w_M / w_R) of them (at least one); only the ratio to reduce_slot_weight matters"));
+  v.push_back(ParamSpec::number("reduce_slot_weight", 1.0, 0, 1e6,
+                                "w_R, a reduce slot's resource size in units (C2; > 0): a reduce borrowing map slots holds "
+                                "ceil(w_R / w_M) of them, e.g. 2 with w_R = 2 w_M; default 1 = plain slot swapping"));
   if (with_dhsa_choice)
     v.push_back(ParamSpec::choice("dhsa", "pi", {"pi", "pd", "none"},
                                   "slot allocation: 'pi' = PI-DHSA (default; the paper evaluates DynamicMR with it), 'pd' = PD-DHSA, "

@@ -48,7 +48,8 @@ class FifoScheduler : public Scheduler {
         ideal_(ideal),
         admission_(p.integer("k")),
         load_cap_(!ideal && p.boolean("load_factor_cap")),
-        strict_(p.has("strict_locality") && p.boolean("strict_locality")) {}
+        strict_(p.has("strict_locality") && p.boolean("strict_locality")),
+        queue_(by_deadline) {}
 
   void init(Sim& sim) override {
     admission_.init(sim);
@@ -56,75 +57,23 @@ class FifoScheduler : public Scheduler {
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
-    if (by_deadline_) {
-      // keep the queue sorted by (deadline, submit order); jobs without a deadline go last
-      const auto& wl = sim.workload();
-      auto key = [&](int32_t j) { return wl.has_deadline(j) ? wl.deadline[j] : INFINITY; };
-      queue_.insert(std::upper_bound(queue_.begin(), queue_.end(), job,
-                                     [&](int32_t a, int32_t b) { return key(a) < key(b); }),
-                    job);
-    } else {
-      queue_.push_back(job);
-    }
+    queue_.add(sim, job);
   }
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
-  void on_job_finished(Sim&, int32_t job) override { queue_.erase(std::find(queue_.begin(), queue_.end(), job)); }
+  void on_job_finished(Sim&, int32_t job) override { queue_.remove(job); }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     if (ideal_) return list_schedule(sim, node);
-    // remaining loads over the running jobs (the queue holds exactly the submitted, unfinished jobs)
-    const double rem_maps = double(sim.remaining_tasks(kMap)), rem_reduces = double(sim.remaining_ready_reduces());
-    const int32_t map_slots = sim.map_capacity(node), reduce_slots = sim.reduce_capacity(node);
-    int32_t map_cap = map_slots, reduce_cap = reduce_slots;
-    if (load_cap_) {
-      map_cap = sim.total_map_slots() > 0
-                    ? std::min<int32_t>(int32_t(std::ceil(rem_maps / sim.total_map_slots() * map_slots - 1e-9)), map_slots)
-                    : 0;
-      reduce_cap = sim.total_reduce_slots() > 0
-                       ? std::min<int32_t>(int32_t(std::ceil(rem_reduces / sim.total_reduce_slots() * reduce_slots - 1e-9)), reduce_slots)
-                       : 0;
-    }
+    const int32_t map_cap = load_cap_ ? HadoopJobQueue::load_cap(sim, node, kMap) : sim.map_capacity(node);
+    const int32_t reduce_cap = load_cap_ ? HadoopJobQueue::load_cap(sim, node, kReduce) : sim.reduce_capacity(node);
     // maps: local first, restart the job scan after each; one off-switch map ends the round
-    const int32_t free_maps = map_cap - sim.running_on(node, kMap);
     bool off_switch = false;
-    for (int32_t i = 0; i < free_maps && !off_switch; ++i) {
-      bool assigned = false;
-      for (int32_t j : queue_) {
-        if (!admission_.may_run(j, kMap) || sim.job(j).pending[kMap] == 0) continue;
-        if (strict_) {  // S-pull: the first job in FIFO order with a map whose block is here
-          const int32_t t = sim.find_map(j, node, kNodeLocal);
-          if (t >= 0) {
-            sim.launch(t, node);
-            assigned = true;
-            break;
-          }
-          continue;
-        }
-        int32_t t = sim.find_map(j, node, kRackLocal);
-        if (t >= 0) {
-          sim.launch(t, node);
-          assigned = true;
-          break;
-        }
-        t = sim.find_map(j, node, kRemote);
-        if (t >= 0) {
-          sim.launch(t, node);
-          assigned = off_switch = true;
-          break;
-        }
-      }
-      if (!assigned) break;
-    }
+    queue_.assign_maps(sim, node, map_cap - sim.running_on(node, kMap), strict_, off_switch,
+                       [&](int32_t j) { return admission_.may_run(j, kMap); }, [&](int32_t t) { sim.launch(t, node); });
     // reduces: at most one per heartbeat
     if (reduce_cap - sim.running_on(node, kReduce) > 0) {
-      for (int32_t j : queue_) {
-        if (!admission_.may_run(j, kReduce) || !sim.reduces_allowed(j)) continue;
-        const int32_t t = sim.find_reduce(j);
-        if (t >= 0) {
-          sim.launch(t, node);
-          break;
-        }
-      }
+      const int32_t t = queue_.next_reduce(sim, [&](int32_t j) { return admission_.may_run(j, kReduce); });
+      if (t >= 0) sim.launch(t, node);
     }
   }
 
@@ -135,7 +84,7 @@ class FifoScheduler : public Scheduler {
     const auto& wl = sim.workload();
     while (sim.free_slots(node, kMap) > 0) {
       int32_t t = -1;
-      for (int32_t j : queue_) {
+      for (int32_t j : queue_.jobs()) {
         if (!admission_.may_run(j, kMap) || sim.job(j).pending[kMap] == 0) continue;
         t = sim.find_map(j, node, kRackLocal);
         if (t < 0) t = sim.find_map(j, node, kRemote);
@@ -146,7 +95,7 @@ class FifoScheduler : public Scheduler {
     }
     while (sim.free_slots(node, kReduce) > 0) {
       int32_t t = -1;
-      for (int32_t j : queue_) {
+      for (int32_t j : queue_.jobs()) {
         if (!admission_.may_run(j, kReduce) || sim.job(j).done[kMap] < wl.n_maps[j]) continue;
         t = sim.find_reduce(j);
         if (t >= 0) break;
@@ -161,7 +110,7 @@ class FifoScheduler : public Scheduler {
   AdmissionControl admission_;
   bool load_cap_;
   bool strict_;
-  std::vector<int32_t> queue_;
+  HadoopJobQueue queue_;
 };
 
 // ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 //   - FairKey: Hadoop's FairShareComparator over pools or jobs [seed003 §2.3]
 //   - FairPools: the Fair Scheduler's pools (weights, min shares) and their fair ordering
 //   - hfs_load_cap: CapBasedLoadManager's per-tracker cap [seed003 §2.3, §3.3]
+//   - HadoopJobQueue: JobQueueTaskScheduler's queue, load-factor cap, map and reduce passes [seed003 §3.2]
 //   - check_strict_locality: strict-locality schedulers need a replica on a map-slot node
 //   - parse_key_values: "a:1,b:2" parameter strings
 #pragma once
@@ -226,6 +227,88 @@ inline void check_strict_locality(const Sim& sim, const std::string& owner) {
                                   ") has no input replica on a node with map slots, so strict locality can never run it");
   }
 }
+
+// Hadoop 1.2.1 JobQueueTaskScheduler [seed003 §3.2]: the job queue and its per-heartbeat rules,
+// shared by fifo / edf and DynamicMR's FIFO base. Jobs are kept in submission order (Hadoop
+// sorts by priority, then start time; the workload has no job priorities, so every job is
+// NORMAL), or by deadline, then submission order, for edf.
+class HadoopJobQueue {
+ public:
+  explicit HadoopJobQueue(bool by_deadline = false) : by_deadline_(by_deadline) {}
+
+  void add(const Sim& sim, int32_t job) {
+    if (!by_deadline_) { jobs_.push_back(job); return; }
+    // keep the queue sorted by (deadline, submit order); jobs without a deadline go last
+    const auto& wl = sim.workload();
+    auto key = [&](int32_t j) { return wl.has_deadline(j) ? wl.deadline[j] : INFINITY; };
+    jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), job, [&](int32_t a, int32_t b) { return key(a) < key(b); }), job);
+  }
+  void remove(int32_t job) { jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job)); }
+  const std::vector<int32_t>& jobs() const { return jobs_; }
+
+  // The load-factor cap on a tracker's usable slots of `type`: min(ceil(remaining load / cluster
+  // slots x node slots), node slots), the remaining load being the uncompleted maps (or the
+  // uncompleted reduces of jobs past slowstart) of the running jobs.
+  static int32_t load_cap(const Sim& sim, int32_t node, int type) {
+    const int32_t slots = type == kMap ? sim.map_capacity(node) : sim.reduce_capacity(node);
+    const int32_t total = type == kMap ? sim.total_map_slots() : sim.total_reduce_slots();
+    if (total <= 0) return 0;
+    const double remaining = double(type == kMap ? sim.remaining_tasks(kMap) : sim.remaining_ready_reduces());
+    return std::min<int32_t>(int32_t(std::ceil(remaining / total * slots - 1e-9)), slots);
+  }
+
+  // The map pass for up to `max_maps` slots: for each, jobs are scanned in queue order and the
+  // first with a pending map gives a node- or rack-local one (scan restarts from the head) or
+  // else a non-local one, which ends the map pass for this heartbeat (`off_switch` set). With
+  // `strict`, only node-local maps, from the first job that has one. may_run(job) filters jobs
+  // (admission control); launch(task) starts the chosen map. Returns the number launched.
+  template <class MayRun, class Launch>
+  int32_t assign_maps(Sim& sim, int32_t node, int32_t max_maps, bool strict, bool& off_switch, MayRun may_run,
+                      Launch launch) const {
+    int32_t launched = 0;
+    for (int32_t i = 0; i < max_maps && !off_switch; ++i) {
+      bool assigned = false;
+      for (int32_t j : jobs_) {
+        if (!may_run(j) || sim.job(j).pending[kMap] == 0) continue;
+        if (strict) {  // S-pull: the first job in FIFO order with a map whose block is here
+          const int32_t t = sim.find_map(j, node, kNodeLocal);
+          if (t >= 0) { launch(t); assigned = true; break; }
+          continue;
+        }
+        int32_t t = sim.find_map(j, node, kRackLocal);
+        if (t >= 0) { launch(t); assigned = true; break; }
+        t = sim.find_map(j, node, kRemote);
+        if (t >= 0) { launch(t); assigned = off_switch = true; break; }
+      }
+      if (!assigned) break;
+      ++launched;
+    }
+    return launched;
+  }
+
+  // The reduce the heartbeat's one reduce launch takes: the first job in queue order past
+  // slowstart with a pending reduce; -1 if none.
+  template <class MayRun>
+  int32_t next_reduce(Sim& sim, MayRun may_run) const {
+    for (int32_t j : jobs_) {
+      if (!may_run(j) || !sim.reduces_allowed(j)) continue;
+      const int32_t t = sim.find_reduce(j);
+      if (t >= 0) return t;
+    }
+    return -1;
+  }
+
+  // The first job in queue order with a pending map, or -1.
+  int32_t head_map_job(const Sim& sim) const {
+    for (int32_t j : jobs_)
+      if (sim.job(j).pending[kMap] > 0) return j;
+    return -1;
+  }
+
+ private:
+  bool by_deadline_;
+  std::vector<int32_t> jobs_;
+};
 
 // The Fair Scheduler's pools (one per workload user): weights, min shares, member jobs, and the
 // FairShareComparator order of pools and of jobs inside a pool [seed003 §2.3].
