@@ -121,6 +121,27 @@ def test_invariants_on_batches(sched, jobs):
     assert borrowed > 0
 
 
+@pytest.mark.parametrize("sched", ["pi_dhsa", "pd_dhsa"])
+def test_reduces_never_borrow_the_map_slots_pending_maps_need(sched):
+    # 10-job batch on 8 nodes with 2 + 2 slots: without capping the borrowed map slots at
+    # N_M - D_M, PD-DHSA let job 8's 32 reduces take all 32 slots while its last map was pending
+    c = sl.Cluster(nodes=8, racks=2, map_slots=2, reduce_slots=2)
+    res = sl.simulate(c, sl.datasets.load("dynamicmr_batch", jobs=10, seed=1), sched, seed=1, stall_limit=3600)
+    assert res.jobs["finish_time"].notna().all()
+    t = res.tasks
+    in_map_slots = t[(t["stage"].astype(str) == "reduce") & (t["slot_type"].astype(str) == "map")]
+    assert len(in_map_slots) > 0
+    # whenever a reduce takes a map slot, the reduces in map slots leave one for each map still to
+    # run (D_M = maps of submitted jobs not yet done): live <= N_M - D_M
+    maps = t[(t["stage"].astype(str) == "map") & (t["status"].astype(str) == "succeeded")]
+    submit = res.jobs.set_index("job_id")["submit_time"]
+    map_submit = submit.loc[maps["job_id"]].to_numpy()
+    for s in in_map_slots["start"].to_numpy():
+        live = ((in_map_slots["start"] <= s) & (in_map_slots["finish"] > s)).sum()
+        d_m = ((map_submit <= s) & (maps["finish"].to_numpy() > s + 1e-9)).sum()
+        assert live <= 16 - d_m, (s, live, d_m)
+
+
 @pytest.mark.parametrize("sched", ["pi_dhsa", "pd_dhsa", "dynamicmr"])
 def test_deterministic(sched):
     w = sl.datasets.load("dynamicmr_batch", jobs=10, seed=2)

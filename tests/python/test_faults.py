@@ -117,6 +117,7 @@ def test_every_engine_scheduler_survives_faults_with_speculation(cluster, worklo
         assert_no_attempt_on_down_node(r)
         ok = r.tasks[r.tasks["status"] == "succeeded"]["task_id"].value_counts()
         assert (ok == 1).all(), name
+        assert r.jobs["finish_time"].notna().all(), name  # every job completes despite the crashes
 
 
 def concurrent_speculative(t, key):

@@ -240,3 +240,31 @@ def test_the_stall_guard_counts_only_time_with_nothing_running():
     workload = sl.synthetic.generate(jobs=30, rate=1.0, seed=2, maps=("randint", 5, 10))
     r = sl.simulate(cluster, workload, "fifo", seed=1, stall_limit=1)
     assert r.jobs["finish_time"].notna().all() and r.end_time > 100
+
+
+class ReducesFirst(sl.Scheduler):
+    """Fills pooled slots with reduces before any map: reduces waiting in their copy phase for
+    maps that can no longer get a slot (the deadlock slowstart exists to avoid)."""
+    slot_model = "pooled"
+
+    def on_heartbeat(self, sim, node):
+        for stage, find in ((sl.REDUCE, sim.find_reduce), (sl.MAP, lambda j: sim.find_map(j, node, sl.ANY))):
+            for job in sim.active_jobs():
+                while sim.free_slots(node, stage) > 0:
+                    task = find(job)
+                    if task < 0:
+                        break
+                    sim.launch(task, node)
+
+
+def test_reduces_holding_every_slot_for_maps_that_cannot_start_fail_clearly():
+    cluster = sl.Cluster(nodes=1, racks=1, map_slots=1, reduce_slots=1)  # a pool of 2 slots
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 0], "stage": ["map", "reduce", "reduce"], "work": [5.0, 3.0, 3.0]})
+    workload = sl.Workload.from_frames(jobs, tasks)
+    with pytest.raises(RuntimeError, match=r"no progress.*2 reduce attempts hold slots waiting for maps.*stall_limit"):
+        sl.simulate(cluster, workload, ReducesFirst(), seed=1, slowstart=0.0, stall_limit=600)
+    # with room for the map as well, the same scheduler finishes: map 0-5, reduces copy until 5, then 3 s
+    r = sl.simulate(sl.Cluster(nodes=1, racks=1, map_slots=2, reduce_slots=1), workload, ReducesFirst(), seed=1, slowstart=0.0,
+                    stall_limit=600, heartbeat_interval=1.0)
+    assert r.jobs["finish_time"].iloc[0] == pytest.approx(8.0)

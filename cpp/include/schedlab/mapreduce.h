@@ -272,7 +272,7 @@ class Sim {
   void finish_reduce_copy(int32_t job);
   void schedule_attempt_end(int64_t a);
   void sample();
-  void check_stall();  // throws when tasks have waited with nothing running for stall_limit seconds
+  void check_stall();  // throws when tasks have waited stall_limit seconds with no attempt computing
   void release(int64_t attempt);
   void place_replicas();
   void build_job_index(int32_t job);
@@ -300,7 +300,7 @@ class Sim {
   EventQueue events_q_;
   Random sched_rng_;
   double now_ = 0;
-  double stalled_since_ = std::numeric_limits<double>::quiet_NaN();  // nothing running since then (NaN = running)
+  double stalled_since_ = std::numeric_limits<double>::quiet_NaN();  // no launch or end since then (NaN = progress)
   uint64_t events_ = 0;
   double hb_interval_ = 1;
 

@@ -45,8 +45,9 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::integer("replication", 3, 1, 1000, "replicas drawn for each map input when the workload gives none (HDFS placement)"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
       ParamSpec::number("stall_limit", 86400, 0, INFINITY,
-                        "raise an error when tasks are pending, none is running and none is launched for this many "
-                        "simulated seconds (a scheduler that never launches them would otherwise run forever); 0 = never"),
+                        "raise an error when tasks are pending and for this many simulated seconds no task starts or "
+                        "ends and none is computing (a scheduler that never launches them, or reduces holding every "
+                        "slot while waiting for maps, would otherwise run forever); 0 = never"),
       ParamSpec::number("sample_interval", 0, 0, 1e9, "> 0: record slot usage every so many seconds (series 'slots')"),
       ParamSpec::boolean("measure_overhead", false,
                          "measure the wall time of every scheduler callback (counters 'scheduler_seconds' and "
@@ -835,6 +836,7 @@ void Sim::restart(int32_t node) {
 void Sim::attempt_end(int64_t a) {
   Attempt& at = attempts_[a];
   if (at.status != kRunning || at.finish != now_) return;  // killed, or rescheduled
+  stalled_since_ = kNaN;  // progress
   at.status = kSucceeded;
   at.done = 1;
   at.updated = now_;
@@ -961,7 +963,9 @@ void Sim::heartbeat(int32_t node) {
     ++n_parked_;
     return;
   }
-  if (total_running_[0] + total_running_[1] == 0) check_stall();
+  // pending work and no map running: either nothing runs, or only reduces that may be waiting
+  // in their copy phase for maps that can no longer start (a deadlock a scheduler can cause)
+  if (total_pending_[0] + total_pending_[1] > 0 && total_running_[kMap] == 0) check_stall();
   ++heartbeats_;
   if (spec_) spec_->before_heartbeat(*this, node);
   call_scheduler([&] { sched_.on_heartbeat(*this, node); });
@@ -975,15 +979,25 @@ void Sim::check_stall() {
     return;
   }
   if (opt_.stall_limit > 0 && now_ - stalled_since_ > opt_.stall_limit) {
+    // an attempt still computing (or a node yet to restart) will change the state: not a stall
+    int64_t held = 0;
+    for (int32_t i = 0; i < n_nodes(); ++i) {
+      if (down_[i]) { stalled_since_ = now_; return; }
+      for (int64_t a : node_running_[i]) {
+        if (std::isfinite(attempts_[a].finish)) { stalled_since_ = now_; return; }
+        ++held;
+      }
+    }
     int64_t jobs_waiting = 0;
     for (int32_t j : active_jobs_) jobs_waiting += jobs_[j].pending[kMap] + jobs_[j].pending[kReduce] > 0;
     throw std::runtime_error(
         "simulation made no progress: " + std::to_string(total_pending_[kMap]) + " map and " +
         std::to_string(total_pending_[kReduce]) + " reduce tasks of " + std::to_string(jobs_waiting) +
-        " jobs are pending and nothing has run since t=" + std::to_string(stalled_since_) + " s (now t=" +
-        std::to_string(now_) + " s): the scheduler never launches them (check its parameters, e.g. a queue with "
-        "no capacity, or slots of a type the jobs need); raise or disable (0) the simulate option 'stall_limit' "
-        "if the wait is intended");
+        " jobs are pending and no task has started or ended since t=" + std::to_string(stalled_since_) +
+        " s (now t=" + std::to_string(now_) + " s)" +
+        (held > 0 ? "; " + std::to_string(held) + " reduce attempts hold slots waiting for maps that cannot start" : "") +
+        ": the scheduler never launches them (check its parameters, e.g. a queue with no capacity, or slots of "
+        "a type the jobs need); raise or disable (0) the simulate option 'stall_limit' if the wait is intended");
   }
 }
 

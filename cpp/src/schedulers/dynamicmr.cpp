@@ -19,8 +19,9 @@
 //               reduce in an idle reduce slot, (3) a map in an idle reduce slot, (4) a reduce in
 //               an idle map slot; one launch, then the pools are re-ordered. Borrowing per
 //               tracker and heartbeat is capped by floor(pBR / pBM x idle slots of the lender);
-//               reduces borrow map slots only while D_M < N_M (without this guard, reduces
-//               waiting in their copy phase can occupy every slot and deadlock the cluster).
+//               reduces borrow map slots only while D_M < N_M, and cluster-wide at most
+//               N_M - D_M of them (without this guard, reduces waiting in their copy phase can
+//               occupy every slot and deadlock the cluster).
 //               If every pool fails only for locality, the slots stay idle until the next
 //               heartbeat (the spec's reading A, default); locality_fallback = true is reading
 //               B: the most deserving locality-blocked job gets one map one level further.
@@ -312,11 +313,13 @@ class DynamicMRScheduler : public Scheduler {
     int64_t lend[2] = {int64_t(std::floor(pbm_ * sim.free_slots(node, kMap) + 1e-9)),
                        int64_t(std::floor(pbr_ * sim.free_slots(node, kReduce) + 1e-9))};
     // Reduces borrow map slots only while the maps' demand leaves map slots unused (D_M < N_M,
-    // as in PI-DHSA's case 3): otherwise reduces waiting for their jobs' maps can take every
-    // slot of the cluster and no map can run again.
+    // as in PI-DHSA's case 3), and at most the slots that neither that demand nor reduces already
+    // borrowing claim: otherwise reduces waiting in their copy phase for their jobs' last maps
+    // can take every slot of the cluster and no map can run again.
     double d[2];
     demands(sim, d);
-    if (!(d[kMap] < double(sim.total_map_slots()))) lend[kMap] = 0;
+    const int64_t spare = int64_t(sim.total_map_slots()) - int64_t(d[kMap]) - borrowed_now(sim, kReduce) * slots_needed_[kReduce];
+    lend[kMap] = std::min(lend[kMap], std::max<int64_t>(0, spare));
     auto any_runnable = [&](int32_t j) { return runnable(sim, j, kMap) || runnable(sim, j, kReduce); };
     bool fell_back = false;
     for (int32_t round = 0;; ++round) {

@@ -27,6 +27,11 @@
 //     waiting set holds n_max or more jobs (n_max = 0: no cap).
 //   - job_selection = "fifo" replaces Algorithm 1 by arrival order: the S-push ablation
 //     ("EAS without Algorithm 1", seed001 §4.2).
+// Faults (the paper's testbed has none; schedlab's fault model composes with every scheduler):
+// when a crashed node is declared lost, the tasks queued on it, its failed attempts and the maps
+// whose outputs were lost with it are placed again by Algorithms 2 and 3 on the machines not
+// lost (a map whose every replica holder is lost waits for a holder to restart); until it
+// restarts, a lost machine gets no new tasks.
 // The scheduler adds series "eas_selection" (time, job, load_std, waiting) logging every
 // Algorithm-1 decision, and the per-attempt column "assigned" (when the task was pushed).
 #include <algorithm>
@@ -73,6 +78,9 @@ class EasScheduler : public Scheduler {
       running_[s].assign(n, {});
     }
     assigned_at_.assign(wl.n_tasks(), std::numeric_limits<double>::quiet_NaN());
+    in_queue_.assign(wl.n_tasks(), 0);
+    placed_.assign(wl.n_jobs(), 0);
+    lost_.assign(n, 0);
     cur_.resize(map_machines_.size());
     dry_.resize(map_machines_.size());
   }
@@ -94,7 +102,41 @@ class EasScheduler : public Scheduler {
   }
 
   void on_stage_finished(Sim& sim, int32_t job, int stage) override {
-    if (stage == kMap) place_reduces(sim, job);
+    if (stage == kMap && !(placed_[job] & 2)) place_reduces(sim, job);
+  }
+
+  void on_node_lost(Sim& sim, int32_t node) override {
+    lost_[node] = 1;
+    for (int s = 0; s < 2; ++s) {  // take back what was queued there
+      auto& q = queue_[s][node];
+      for (size_t h = queue_head_[s][node]; h < q.size(); ++h) in_queue_[q[h]] = 0;
+      q.clear();
+      queue_head_[s][node] = 0;
+      queued_load_[s][node] = 0;
+      running_[s][node].clear();  // its attempts have failed
+    }
+    // every pending task of a placed stage that no queue holds: the above, failed attempts
+    // and lost map outputs
+    const auto& wl = sim.workload();
+    for (int32_t j : sim.active_jobs()) {
+      for (int s = 0; s < 2; ++s) {
+        if (!(placed_[j] & (1 << s))) continue;
+        const int32_t b = int32_t(wl.task_begin[j] + (s == kMap ? 0 : wl.n_maps[j]));
+        const int32_t e = s == kMap ? int32_t(wl.task_begin[j] + wl.n_maps[j]) : int32_t(wl.task_begin[j + 1]);
+        for (int32_t t = b; t < e; ++t) {
+          if (sim.task_state(t) != kPending || in_queue_[t]) continue;
+          if (s == kMap) push(sim, kMap, map_machine_for(sim, t, nullptr), t);
+          else push(sim, kReduce, least_loaded_reduce_machine(sim), t);
+        }
+      }
+    }
+    if (!dispatch_heartbeat_)
+      for (int32_t i = 0; i < sim.n_nodes(); ++i)
+        for (int s = 0; s < 2; ++s) drain(sim, i, s);
+  }
+  void on_node_restarted(Sim& sim, int32_t node) override {
+    lost_[node] = 0;
+    if (!dispatch_heartbeat_) { drain(sim, node, kMap); drain(sim, node, kReduce); }
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
@@ -137,6 +179,7 @@ class EasScheduler : public Scheduler {
   bool queue_empty(int s, int32_t node) const { return queue_head_[s][node] >= queue_[s][node].size(); }
   void push(Sim& sim, int s, int32_t node, int32_t task) {
     queue_[s][node].push_back(task);
+    in_queue_[task] = 1;
     queued_load_[s][node] += task_load(sim, task, node);
     assigned_at_[task] = sim.now();
   }
@@ -146,6 +189,7 @@ class EasScheduler : public Scheduler {
     size_t& h = queue_head_[s][node];
     while (h < q.size() && sim.free_slots(node, s) > 0) {
       const int32_t t = q[h++];
+      in_queue_[t] = 0;
       queued_load_[s][node] -= task_load(sim, t, node);
       if (sim.task_state(t) != kPending) continue;
       running_[s][node].push_back(sim.launch(t, node, s));
@@ -163,7 +207,8 @@ class EasScheduler : public Scheduler {
       for (size_t i = 0; i < run.size();) {
         const Attempt& at = sim.attempt(run[i]);
         if (at.status == kRunning) { ++i; continue; }
-        if (sim.task_state(at.task) == kPending) {
+        if (sim.task_state(at.task) == kPending && !in_queue_[at.task]) {
+          in_queue_[at.task] = 1;
           auto& q = queue_[s][node];
           q.insert(q.begin() + long(queue_head_[s][node]), at.task);
           queued_load_[s][node] += task_load(sim, at.task, node);
@@ -224,37 +269,60 @@ class EasScheduler : public Scheduler {
     const auto& wl = sim.workload();
     const int32_t b = int32_t(wl.task_begin[job]), e = b + wl.n_maps[job];
     for (int32_t t = b; t < e; ++t) {
-      const auto& reps = sim.replicas_of(t, scratch_);
-      int32_t best = -1;
-      if (reps.empty()) {  // no locality information: least-loaded map machine
-        for (size_t k = 0; k < map_machines_.size(); ++k)
-          if (best < 0 || loads[k] < loads[best]) best = int32_t(k);
-      } else {
-        for (int32_t node : reps) {
-          const int32_t k = map_index_[node];
-          if (k < 0) continue;  // a replica on a machine without map slots
-          if (best < 0 || loads[k] < loads[best]) best = k;
-        }
-      }
-      const int32_t node = map_machines_[best];
-      loads[best] += task_load(sim, t, node);
+      const int32_t node = map_machine_for(sim, t, &loads);
+      loads[map_index_[node]] += task_load(sim, t, node);
       if (commit) push(sim, kMap, node, t);
     }
+    if (commit) placed_[job] |= 1;
     if (commit && !dispatch_heartbeat_)
       for (int32_t m : map_machines_) drain(sim, m, kMap);
+  }
+
+  // Algorithm 2's choice for map t: the least-loaded machine (by `loads`, or the current loads)
+  // holding a replica, among those not lost if any is.
+  int32_t map_machine_for(const Sim& sim, int32_t t, const std::vector<double>* loads) {
+    const auto& reps = sim.replicas_of(t, scratch_);
+    auto load_of = [&](int32_t k) { return loads ? (*loads)[k] : load(sim, kMap, map_machines_[k]); };
+    int32_t best = -1;
+    for (int pass = 0; pass < 2 && best < 0; ++pass) {  // pass 1 admits lost machines
+      auto consider = [&](int32_t k) {
+        if (k < 0 || (pass == 0 && lost_[map_machines_[k]])) return;  // k < 0: a replica without map slots
+        if (best < 0 || load_of(k) < load_of(best)) best = k;
+      };
+      if (reps.empty()) {  // no locality information: least-loaded map machine
+        for (size_t k = 0; k < map_machines_.size(); ++k) consider(int32_t(k));
+      } else {
+        for (int32_t node : reps) consider(map_index_[node]);
+      }
+    }
+    return map_machines_[best];
+  }
+  int32_t least_loaded_reduce_machine(const Sim& sim) {
+    int32_t best = -1;
+    double best_load = INFINITY;
+    for (int pass = 0; pass < 2 && best < 0; ++pass)
+      for (int32_t r : reduce_machines_) {
+        if (pass == 0 && lost_[r]) continue;
+        const double l = load(sim, kReduce, r);
+        if (best < 0 || l < best_load) { best = r; best_load = l; }
+      }
+    return best;
   }
 
   // ---- Algorithm 3: each reduce to the least-loaded reduce machine ----
   void place_reduces(Sim& sim, int32_t job) {
     const auto& wl = sim.workload();
     const int32_t b = int32_t(wl.task_begin[job] + wl.n_maps[job]), e = int32_t(wl.task_begin[job + 1]);
+    placed_[job] |= 2;
     if (b == e) return;
     rload_.resize(reduce_machines_.size());
     for (size_t k = 0; k < reduce_machines_.size(); ++k) rload_[k] = load(sim, kReduce, reduce_machines_[k]);
+    bool any_up = false;
+    for (int32_t r : reduce_machines_) any_up |= !lost_[r];
     for (int32_t t = b; t < e; ++t) {
-      size_t best = 0;
-      for (size_t k = 1; k < reduce_machines_.size(); ++k)
-        if (rload_[k] < rload_[best]) best = k;
+      size_t best = reduce_machines_.size();
+      for (size_t k = 0; k < reduce_machines_.size(); ++k)
+        if ((!any_up || !lost_[reduce_machines_[k]]) && (best == reduce_machines_.size() || rload_[k] < rload_[best])) best = k;
       const int32_t node = reduce_machines_[best];
       rload_[best] += task_load(sim, t, node);
       push(sim, kReduce, node, t);
@@ -272,6 +340,9 @@ class EasScheduler : public Scheduler {
   std::vector<std::vector<int64_t>> running_[2];
   std::vector<int32_t> waiting_;
   std::vector<double> cur_, dry_, rload_, assigned_at_;
+  std::vector<uint8_t> in_queue_;  // per task: waiting in some machine's queue
+  std::vector<uint8_t> placed_;    // per job: bit 0 maps placed (Algorithm 2), bit 1 reduces (Algorithm 3)
+  std::vector<uint8_t> lost_;      // per node: declared lost and not yet restarted
   std::vector<int32_t> scratch_;
   int64_t selections_ = 0;
 };
