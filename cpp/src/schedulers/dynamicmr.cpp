@@ -126,6 +126,8 @@ class DynamicMRScheduler : public Scheduler {
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
+    // faults only: borrowed reduces waiting for re-run maps may hold every map slot (mr_common.h)
+    if (dhsa_ != Dhsa::kNone && kill_reduce_blocking_lost_maps(sim, node, kMap, false)) ++reduces_killed_for_lost_maps_;
     if (fifo_base_) {
       fifo_heartbeat(sim, node);
     } else if (dhsa_ == Dhsa::kPD) {
@@ -140,6 +142,7 @@ class DynamicMRScheduler : public Scheduler {
   void finish(Sim& sim, SimResult& r) override {
     r.counters["dhsa_maps_in_reduce_slots"] = double(launched_borrowed_[kMap]);
     r.counters["dhsa_reduces_in_map_slots"] = double(launched_borrowed_[kReduce]);
+    r.counters["dhsa_reduces_killed_for_lost_maps"] = double(reduces_killed_for_lost_maps_);
     r.counters["prescheduled_maps"] = double(prescheduled_);
     r.counters["prescheduled_maps_in_reduce_slots"] = double(prescheduled_borrowed_);
     r.counters["locality_fallback_maps"] = double(fallback_launches_);
@@ -158,6 +161,17 @@ class DynamicMRScheduler : public Scheduler {
     return type == kMap || sim.reduces_allowed(j);
   }
   // The usable slots of `type` on the tracker: the base scheduler's load cap.
+  // Tasks of stage s in slots of type s on node: what HFS's / FIFO's load cap limits. A task
+  // borrowing the slot type does not count (else reduces in map slots could keep the maps that
+  // their jobs wait for out of the free map slots).
+  static int32_t own_running(const Sim& sim, int32_t node, int s) {
+    int32_t n = 0;
+    for (int64_t a : sim.attempts_on(node)) {
+      const Attempt& at = sim.attempt(a);
+      n += at.slot_type == s && sim.workload().task_stage[at.task] == s;
+    }
+    return n;
+  }
   int32_t own_cap(const Sim& sim, int32_t node, int type) const {
     if (fifo_base_) return HadoopJobQueue::load_cap(sim, node, type);
     const double demand = double(sim.total_pending(type) + sim.total_running(type));
@@ -212,11 +226,11 @@ class DynamicMRScheduler : public Scheduler {
     for (;;) {
       bool can[2];
       for (int s = 0; s < 2; ++s)
-        can[s] = !rejected[s] && sim.running_on(node, s) < cap[s] && sim.free_slots(node, s) > 0 &&
+        can[s] = !rejected[s] && own_running(sim, node, s) < cap[s] && sim.free_slots(node, s) > 0 &&
                  (assign_multiple_ || assigned[s] == 0);
       if (!can[0] && !can[1]) break;
       int type = can[0] ? kMap : kReduce;
-      if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
+      if (can[0] && can[1]) type = own_running(sim, node, kMap) <= own_running(sim, node, kReduce) ? kMap : kReduce;
       if (assign_one(sim, node, type, type)) assigned[type]++;
       else rejected[type] = true;
     }
@@ -286,9 +300,9 @@ class DynamicMRScheduler : public Scheduler {
       return [&, slot_type](int32_t t) { launch(sim, node, wl.task_job[t], t, wl.task_stage[t], slot_type); };
     };
     bool off_switch = false;
-    queue_.assign_maps(sim, node, own_cap(sim, node, kMap) - sim.running_on(node, kMap), false, off_switch, any_job, launch_in(kMap));
+    queue_.assign_maps(sim, node, std::min(own_cap(sim, node, kMap) - own_running(sim, node, kMap), sim.free_slots(node, kMap)), false, off_switch, any_job, launch_in(kMap));
     bool reduce_launched = false;
-    if (own_cap(sim, node, kReduce) - sim.running_on(node, kReduce) > 0) {
+    if (own_cap(sim, node, kReduce) - own_running(sim, node, kReduce) > 0 && sim.free_slots(node, kReduce) > 0) {
       const int32_t t = queue_.next_reduce(sim, any_job);
       if (t >= 0) {
         launch_in(kReduce)(t);
@@ -324,8 +338,8 @@ class DynamicMRScheduler : public Scheduler {
     bool fell_back = false;
     for (int32_t round = 0;; ++round) {
       if (!assign_multiple_ && round > 0) break;
-      const bool own[2] = {sim.running_on(node, kMap) < cap[kMap] && sim.free_slots(node, kMap) > 0,
-                           sim.running_on(node, kReduce) < cap[kReduce] && sim.free_slots(node, kReduce) > 0};
+      const bool own[2] = {own_running(sim, node, kMap) < cap[kMap] && sim.free_slots(node, kMap) > 0,
+                           own_running(sim, node, kReduce) < cap[kReduce] && sim.free_slots(node, kReduce) > 0};
       const int32_t k_map = slots_needed_[kMap], k_reduce = slots_needed_[kReduce];
       const bool borrow[2] = {lend[kReduce] >= k_map && sim.free_slots(node, kReduce) >= k_map,       // a map in reduce slots
                               lend[kMap] >= k_reduce && sim.free_slots(node, kMap) >= k_reduce};  // a reduce in map slots
@@ -413,6 +427,7 @@ class DynamicMRScheduler : public Scheduler {
   std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
   int64_t launched_borrowed_[2] = {0, 0};
+  int64_t reduces_killed_for_lost_maps_ = 0;
   int64_t prescheduled_ = 0, prescheduled_borrowed_ = 0, fallback_launches_ = 0;
 };
 

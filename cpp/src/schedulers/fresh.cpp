@@ -291,6 +291,7 @@ class FreshDynamic : public Scheduler {
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
+    if (kill_reduce_blocking_lost_maps(sim, node, kMap, true)) ++preempted_reduces_;  // faults only: see mr_common.h
     while (sim.free_slots(node, kMap) > 0) {
       const int type = choose_type(sim);
       if (!assign(sim, node, type) && !assign(sim, node, 1 - type)) break;
@@ -302,6 +303,7 @@ class FreshDynamic : public Scheduler {
     r.counters["fresh_typed_map"] = double(typed_[kMap]);
     r.counters["fresh_typed_reduce"] = double(typed_[kReduce]);
     r.counters["fresh_lookahead_used"] = double(lookahead_used_);
+    r.counters["fresh_reduces_killed_for_lost_maps"] = double(preempted_reduces_);
     auto& at = r.job_extra["admit_time"];
     at.resize(sim.workload().n_jobs());
     for (size_t j = 0; j < at.size(); ++j) at[j] = admission_.admit_time(int32_t(j));
@@ -396,6 +398,7 @@ class FreshDynamic : public Scheduler {
 
   int64_t k_, k_eff_ = 0;
   double tau1_, tau2_;
+  int64_t preempted_reduces_ = 0;
   bool literal_test_, by_overall_;
   double fairness_interval_;
   AdmissionControl admission_;

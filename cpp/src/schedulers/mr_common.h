@@ -310,6 +310,41 @@ class HadoopJobQueue {
   std::vector<int32_t> jobs_;
 };
 
+// Faults can leave reduces waiting in their copy phase, in every slot a map could use, for map
+// outputs lost with a crashed node: no map can run again, and none of the papers' schedulers
+// preempts (their papers have no faults). When maps are pending, no attempt computes anywhere
+// (every one is a reduce waiting for maps), every node is up and none has a free slot of
+// `map_slot_type`, the youngest waiting reduce on `node` that
+// holds such a slot (any slot if `any_slot`, for a pooled model) is killed (it re-runs later) and
+// a pending map of the oldest job that has one starts in its slot. Returns whether this happened.
+// Fault-free runs never get here with a waiting reduce to kill unless a scheduler lets reduces
+// take every slot maps need.
+inline bool kill_reduce_blocking_lost_maps(Sim& sim, int32_t node, int map_slot_type, bool any_slot) {
+  if (sim.total_pending(kMap) == 0 || sim.total_running(kMap) > 0) return false;
+  for (int32_t i = 0; i < sim.n_nodes(); ++i)
+    if (!sim.node_up(i) || sim.free_slots(i, map_slot_type) > 0) return false;
+  for (int32_t i = 0; i < sim.n_nodes(); ++i)  // an attempt still computing will free its slot
+    for (int64_t a : sim.attempts_on(i))
+      if (std::isfinite(sim.attempt(a).finish)) return false;
+  int64_t victim = -1;
+  for (int64_t a : sim.attempts_on(node)) {
+    const Attempt& at = sim.attempt(a);
+    if (sim.workload().task_stage[at.task] != kReduce || !std::isnan(at.finish)) continue;
+    if (!any_slot && at.slot_type != map_slot_type) continue;
+    if (victim < 0 || at.start >= sim.attempt(victim).start) victim = a;
+  }
+  if (victim < 0) return false;
+  sim.kill(victim);
+  for (int32_t j : sim.active_jobs()) {
+    const int32_t t = sim.job(j).pending[kMap] > 0 ? sim.find_map(j, node, kRemote) : -1;
+    if (t >= 0) {
+      sim.launch(t, node, map_slot_type);
+      break;
+    }
+  }
+  return true;
+}
+
 // The Fair Scheduler's pools (one per workload user): weights, min shares, member jobs, and the
 // FairShareComparator order of pools and of jobs inside a pool [seed003 §2.3].
 class FairPools {

@@ -38,6 +38,8 @@
 //   * Fair fallback: the running job with the fewest slots that has an eligible task (a pending
 //     map, or a pending reduce if its map phase is over or was started by Lazy Start); its map
 //     first. K = jobs submitted and unfinished. No admission control.
+//   * Faults (not in the dissertation): when lost map outputs must re-run while waiting reduces
+//     hold every slot of the pool, the youngest such reduce is killed for a map (mr_common.h).
 //   * Deadlock guard (not in the paper): reduces of jobs still in their map phase may hold at most
 //     early_reduce_limit (0.5) of the pool, in omo and fair_total alike; a pool full of reduces
 //     waiting for maps that cannot get a slot never finishes.
@@ -125,6 +127,7 @@ class OmoScheduler : public Scheduler {
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
+    if (kill_reduce_blocking_lost_maps(sim, node, kMap, true)) ++reduces_killed_;  // faults only: see mr_common.h
     while (sim.free_slots(node, kMap) > 0 && assign_one(sim, node)) {}
   }
 
@@ -132,6 +135,7 @@ class OmoScheduler : public Scheduler {
     r.counters["omo_lazy_starts"] = double(lazy_picks_);
     r.counters["omo_batch_finish_maps"] = double(batch_picks_);
     r.counters["omo_fair_picks"] = double(fair_picks_);
+    r.counters["reduces_killed_for_lost_maps"] = double(reduces_killed_);
   }
 
  private:
@@ -252,7 +256,7 @@ class OmoScheduler : public Scheduler {
   int64_t releases_ = 0;
   bool have_monitor_ = false;
   double fo_ = 0, ao_ = 0;
-  int64_t lazy_picks_ = 0, batch_picks_ = 0, fair_picks_ = 0;
+  int64_t lazy_picks_ = 0, batch_picks_ = 0, fair_picks_ = 0, reduces_killed_ = 0;
 };
 
 // The OMO chapter's modified Fair Scheduler on a pool of untyped slots.
@@ -266,6 +270,7 @@ class FairTotal : public Scheduler {
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
+    kill_reduce_blocking_lost_maps(sim, node, kMap, true);  // faults only: see mr_common.h
     while (sim.free_slots(node, kMap) > 0) {
       int32_t best = -1, best_occ = 0;
       bool best_red = false;

@@ -50,11 +50,15 @@ class YarnScheduler : public Scheduler {
     requested_.assign(nj, 0);
     rampup_started_.assign(nj, 0);
     red_mem_.assign(nj, 0);
+    red_vcores_.assign(nj, 0);
     map_mem_.assign(nj, 0);
     for (size_t j = 0; j < nj; ++j) {
       const int64_t b = wl.task_begin[j], m = wl.n_maps[j], e = wl.task_begin[j + 1];
       if (m > 0) map_mem_[j] = wl.memory[b];
-      if (e > b + m) red_mem_[j] = wl.memory[b + m];
+      if (e > b + m) {
+        red_mem_[j] = wl.memory[b + m];
+        red_vcores_[j] = wl.vcores[b + m];
+      }
     }
     sim.set_timer(0, kAmTag);
   }
@@ -99,14 +103,21 @@ class YarnScheduler : public Scheduler {
 
  private:
   bool js_maps_done(const Sim& sim, int32_t j) const { return sim.job(j).done[kMap] == sim.workload().n_maps[j]; }
-  // one more early reduce keeps reduces of jobs still mapping within early_limit_ of the containers
+  // one more early reduce keeps reduces of jobs still mapping within early_limit_ of the
+  // cluster's memory and of its vcores (a container needs both: either can run out first)
   bool early_room(const Sim& sim) const {
-    double cap = 0;
-    for (int32_t i = 0; i < sim.n_nodes(); ++i) cap += sim.cluster().memory[i];
-    double held = 0;
-    for (int32_t j : sim.active_jobs())
-      if (!js_maps_done(sim, j)) held += sim.job(j).running_attempts[kReduce] * red_mem_[j];
-    return held < early_limit_ * cap;
+    double cap_mem = 0, cap_vcores = 0;
+    for (int32_t i = 0; i < sim.n_nodes(); ++i) {
+      cap_mem += sim.cluster().memory[i];
+      cap_vcores += sim.cluster().vcores[i];
+    }
+    double held_mem = 0, held_vcores = 0;
+    for (int32_t j : sim.active_jobs()) {
+      if (js_maps_done(sim, j)) continue;
+      held_mem += sim.job(j).running_attempts[kReduce] * red_mem_[j];
+      held_vcores += sim.job(j).running_attempts[kReduce] * red_vcores_[j];
+    }
+    return held_mem < early_limit_ * cap_mem && held_vcores < early_limit_ * cap_vcores;
   }
 
   // memory held by a job's running containers (its maps, and its reduces, ask alike)
@@ -159,7 +170,7 @@ class YarnScheduler : public Scheduler {
   double early_limit_;
   std::vector<int32_t> requested_;
   std::vector<uint8_t> rampup_started_;
-  std::vector<double> red_mem_, map_mem_;
+  std::vector<double> red_mem_, red_vcores_, map_mem_;
   std::vector<int32_t> order_;
   int64_t assigned_now_ = 0;
   int64_t rampups_ = 0;
@@ -180,7 +191,7 @@ void register_yarn_schedulers() {
         ParamSpec::number("am_heartbeat", 1.0, 1e-3, 1e6, "seconds between ApplicationMaster heartbeats (reduce ramp-up decisions)"),
         ParamSpec::boolean("assign_multiple", true, "grant several containers per NodeManager heartbeat"),
         ParamSpec::number("early_reduce_limit", 0.5, 0, 0.99,
-                          "cluster-wide cap on the memory fraction held by reduces of jobs still in their map phase; stands in "
+                          "cluster-wide cap on the memory and vcore fractions held by reduces of jobs still in their map phase; stands in "
                           "for YARN's reduce preemption, which this model lacks (without either, reduces can starve maps forever)")}},
       [](const Params& p) { return std::make_unique<YarnScheduler>(p); });
 }
