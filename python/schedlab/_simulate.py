@@ -70,6 +70,12 @@ def _encode_options(options: dict) -> dict:
     from . import faults as faults_mod
     from . import speculation as speculation_mod
     out = dict(options)
+    for key, value in out.items():  # a list of numbers for a 'p0,p1,...' option, e.g. performance=[1, 1.5, 2]
+        if key not in ("faults", "speculation_params") and isinstance(value, (list, tuple, np.ndarray)):
+            try:
+                out[key] = ",".join(repr(float(v)) for v in value)
+            except (TypeError, ValueError):
+                raise ValueError(f"simulate option {key!r}: a list must hold numbers only, got {value!r}") from None
     if "faults" in out:
         out["faults"] = faults_mod.encode(out["faults"])
     if "speculation_params" in out:

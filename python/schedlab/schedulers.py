@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
 import pandas as pd
 
 from . import _core
@@ -106,7 +107,7 @@ def _check(owner, specs, values):
             if v not in p["choices"]:
                 raise ValueError(f"{owner}: parameter {key!r} = {v!r} is not one of {p['choices']}")
         elif t == "text":
-            if not isinstance(v, (str, dict, list, tuple)):
+            if not isinstance(v, (str, dict, list, tuple, np.ndarray)):
                 raise ValueError(f"{owner}: parameter {key!r} takes a string, a dict or a list, got {v!r}")
         else:
             if isinstance(v, str) or not isinstance(v, (int, float, bool)):

@@ -288,3 +288,12 @@ def test_online_eunomia_matches_offline_on_micro2_start():
     np.testing.assert_allclose(ps.loc[0.0].to_numpy(), [0.3, 0.3, 0.3, 0.1], atol=1e-9)
     for t in (1.0, 2.0, 5.0):
         np.testing.assert_allclose(ps.loc[t].to_numpy(), off["share"], atol=3 / 150 + 1e-9)
+
+
+def test_performance_option_takes_a_list_or_array():
+    cluster, workload = worked_example()
+    by_text = sl.simulate(cluster, workload, "eunomia", performance="1,2").tasks
+    for value in ([1, 2], (1.0, 2.0), np.array([1.0, 2.0])):
+        pd.testing.assert_frame_equal(sl.simulate(cluster, workload, "eunomia", performance=value).tasks, by_text)
+    with pytest.raises(ValueError, match="performance.*numbers only"):
+        sl.simulate(cluster, workload, "eunomia", performance=[1, "fast"])
