@@ -263,6 +263,23 @@ def test_dice_components_alone(yahoo_head):
     assert op.series["dice"]["converted_nodes"].max() == 0 and op.counters["preempted"] > 0
 
 
+def test_dice_preemption_targets(yahoo_head):
+    """Opportunistic Preemption's requests: by default at most one per general worker not
+    converted by Elastic Sizing (seed002 §9 items 14, 16); op_targets="with_replacement" draws
+    among all general workers with replacement."""
+    assert sl.schedulers.params("dice").set_index("name").loc["op_targets", "default"] == "unconverted"
+    with pytest.raises(ValueError, match="op_targets"):
+        dice("hawk", op_targets="everyone")
+    c = sl.hybrid.cluster(300)
+    runs = {t: sl.simulate(c, yahoo_head, dice("hawk", max_twt=50.0, op_targets=t), **sl.hybrid.preset("yahoo"))
+            for t in ("unconverted", "with_replacement")}
+    general = 300 - int(round(300 * sl.hybrid.preset("yahoo")["short_partition"]))
+    d = runs["unconverted"].series["dice"]
+    assert (d["preemptions"] <= general - d["converted_nodes"]).all()  # converted in the same window
+    assert d["preemptions"].sum() > 0
+    assert not runs["unconverted"].tasks.equals(runs["with_replacement"].tasks)
+
+
 @pytest.mark.parametrize("workers", [3000, 4000])
 @pytest.mark.parametrize("base", ["hawk", "eagle"])
 def test_direction_dice_improves_short_jobs(base, workers, yahoo):

@@ -10,8 +10,10 @@
 //     the general workers next to the short partition, so the short partition grows
 //     contiguously; 'random' draws them anew each window.
 //   Opportunistic Preemption: round(p x CurrSPS x multiplier) requests go to random
-//     general-partition workers (with replacement; CurrSPS includes the converted workers when
-//     Elastic Sizing runs). A worker preempts only if it is executing a long task, has no other
+//     general-partition workers: by default drawn without replacement among those Elastic Sizing
+//     has not converted (the spec's suggested readings, seed002 §9 items 14 and 16; at most one
+//     request per worker); op_targets = "with_replacement" draws among all general workers with
+//     replacement. CurrSPS includes the converted workers when Elastic Sizing runs. A worker preempts only if it is executing a long task, has no other
 //     long task suspended, that task was suspended fewer than max_preemptions times, and a
 //     short probe is queued (Fig. 3.7). The task is checkpointed (the slot stays busy for
 //     suspend_delay), the worker serves short probes only (in its base order) for
@@ -57,6 +59,7 @@ class DiceScheduler : public HybridScheduler {
         es_model_(model_of(p.choice("es_model"))),
         op_model_(model_of(p.choice("op_model"))),
         es_random_(p.choice("es_nodes") == "random"),
+        op_with_replacement_(p.choice("op_targets") == "with_replacement"),
         multiplier_(p.number("op_multiplier")),
         suspend_delay_(p.number("suspend_delay")),
         resume_delay_(p.number("resume_delay")),
@@ -104,8 +107,22 @@ class DiceScheduler : public HybridScheduler {
     if (op_) {
       const double curr_sps = double(first_general_ + converted);
       requests = static_cast<int64_t>(std::floor(apply(op_model_, x) * curr_sps * multiplier_ + 0.5));
-      for (int64_t i = 0; i < requests; ++i) {
-        const int32_t w = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
+      // targets: the general workers not converted, drawn without replacement (partial
+      // Fisher-Yates over targets_), or any general worker with replacement
+      targets_.clear();
+      if (!op_with_replacement_)
+        for (int32_t w = first_general_; w < W_; ++w)
+          if (!((blacklist_[w >> 6] >> (w & 63)) & 1)) targets_.push_back(w);
+      const int64_t n_requests = op_with_replacement_ ? requests : std::min<int64_t>(requests, int64_t(targets_.size()));
+      for (int64_t i = 0; i < n_requests; ++i) {
+        int32_t w;
+        if (op_with_replacement_) {
+          w = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
+        } else {
+          const size_t j = size_t(i) + sim.rng().below(targets_.size() - size_t(i));
+          std::swap(targets_[size_t(i)], targets_[j]);
+          w = targets_[size_t(i)];
+        }
         const WorkerState& s = sim.worker(w);
         if (!s.exec_long || s.attempt < 0 || sim.att_start(s.attempt) > sim.now()) { ++not_long_; continue; }
         if (s.suspended_task >= 0) { ++already_; continue; }
@@ -137,11 +154,11 @@ class DiceScheduler : public HybridScheduler {
   bool es_, op_;
   double max_twt_, max_sps_;
   Model es_model_, op_model_;
-  bool es_random_;
+  bool es_random_, op_with_replacement_;
   double multiplier_, suspend_delay_, resume_delay_, timeout_;
   int64_t max_preempt_;
   int64_t range_ = 0;
-  std::vector<int32_t> perm_;
+  std::vector<int32_t> perm_, targets_;
   double requests_ = 0, preempted_ = 0, not_long_ = 0, already_ = 0, limit_ = 0, no_short_ = 0;
 };
 
@@ -162,6 +179,9 @@ void register_dice_scheduler() {
                         "ones each window (unspecified in the dissertation)"),
       ParamSpec::choice("op_model", "square", {"linear", "square", "sqrt"}, "Opportunistic Preemption's model (final Dice: square)"),
       ParamSpec::number("op_multiplier", 1.0, 0, 1e6, "scales the number of preemption requests (final Dice: 1.0)"),
+      ParamSpec::choice("op_targets", "unconverted", {"unconverted", "with_replacement"},
+                        "preemption targets: general workers not converted by Elastic Sizing, without replacement "
+                        "(default, the spec's reading) or any general worker with replacement"),
       ParamSpec::number("suspend_delay", 3, 0, 1e9, "seconds to checkpoint and suspend a long task"),
       ParamSpec::number("resume_delay", 10, 0, 1e9, "seconds to restore a suspended task"),
       ParamSpec::number("suspension_timeout", 100, 0, 1e12, "seconds a long task stays suspended"),
