@@ -285,7 +285,8 @@ void HybridScheduler::on_idle(Sim& sim, int32_t w) {
   for (int64_t attempt = 0; attempt < cfg_.steal_attempts; ++attempt) {
     ++steal_tries_;
     const int32_t v = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
-    if (v == w) continue;
+    // a worker Dice's Elastic Sizing converted is not a victim (seed002 §9 item 14): the try is spent
+    if (v == w || blacklisted(v)) continue;
     if (cfg_.steal_random) {
       // RANDOM rule (schedlab's reading; the simulator's is not used in the dissertation): from a
       // victim with long work running or queued, take up to steal_limit short probes, each drawn
