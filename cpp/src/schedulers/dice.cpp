@@ -14,7 +14,7 @@
 //     has not converted (the spec's suggested readings, seed002 §9 items 14 and 16; at most one
 //     request per worker); op_targets = "with_replacement" draws among all general workers with
 //     replacement. CurrSPS includes the converted workers when Elastic Sizing runs. On the Hawk
-//     base, converted workers are not stealing victims either (item 14; hybrid_common.h). A worker preempts only if it is executing a long task, has no other
+//     base, converted workers are not stealing victims either (item 14; sparrow_hawk_eagle.cpp). A worker preempts only if it is executing a long task, has no other
 //     long task suspended, that task was suspended fewer than max_preemptions times, and a
 //     short probe is queued (Fig. 3.7). The task is checkpointed (the slot stays busy for
 //     suspend_delay), the worker serves short probes only (in its base order) for
