@@ -290,6 +290,7 @@ TEST(Eirene, CloneRacesItsPrimaryAndOnlyTheFirstCopyCounts) {
   Workload w = make_workload({{0.0, {40, 10}}, {60.0, {1}}});
   ParamValues p;
   p.numbers["ccdm"] = 0;
+  p.strings["clone_task"] = "first";  // the earliest running task is cloned (default: a random one)
   p.numbers["min_probes"] = 60;
   int clone_won = 0, primary_won = 0;
   for (uint64_t seed = 0; seed < 20; ++seed) {
@@ -361,6 +362,7 @@ TEST(Eirene, KillLosingCloneFreesItsSlot) {
   Workload w = make_workload({{0.0, {40, 10}}, {1.0, {5, 5, 5}}, {60.0, {1}}});
   ParamValues p;
   p.numbers["ccdm"] = 0;
+  p.strings["clone_task"] = "first";  // the earliest running task is cloned (default: a random one)
   p.numbers["min_probes"] = 60;
   ParamValues kill = p;
   kill.numbers["kill_losing_clone"] = 1;

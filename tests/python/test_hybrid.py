@@ -438,3 +438,23 @@ def test_hawk_random_steal_rule(yahoo_head):
     assert 0 < r.counters["stolen_probes"] <= 3 * r.counters["successful_steals"]
     atc = sl.simulate(c, yahoo_head, "hawk", seed=1, **sl.hybrid.preset("yahoo"))
     assert r.counters["stolen_probes"] != atc.counters["stolen_probes"]
+
+
+def test_eirene_clone_choice_follows_the_spec_defaults():
+    """SATC clones a random running, uncloned task (seed002 §9 item 28; clone_task="first" takes
+    the earliest); the spec's defaults are the parameters' defaults."""
+    pr = sl.schedulers.params("eirene").set_index("name")["default"]
+    assert pr["clone_task"] == "random" and pr["mfl_task"] == "random" and bool(pr["clone_speedup"])
+    # one short job of two tasks (40 s, 10 s) on 3 one-slot workers: the third worker's probe clones one
+    w = tiny([(0.0, [40, 10])])
+    c = sl.Cluster(nodes=3, racks=1, slots=1)
+    cloned = {}
+    for choice in ("random", "first"):
+        cloned[choice] = set()
+        for seed in range(20):
+            r = sl.simulate(c, w, sl.schedulers.get("eirene", ccdm=False, min_probes=60, clone_task=choice), seed=seed,
+                            cutoff=50, short_partition=0.3)
+            t = r.tasks
+            cloned[choice] |= set(t[t["speculative"]]["task_id"])
+    assert cloned["first"] == {0}
+    assert cloned["random"] == {0, 1}

@@ -7,8 +7,10 @@
 // takes DMT seconds. A queued or running migration whose task starts meanwhile (anywhere) is
 // cancelled. A task request from a worker gets a random not-started task of the job whose input
 // is migrated on that worker, else the next not-started task in trace order. When a worker gets a
-// task, it migrates the job's next not-started, not-migrated task at once through the fast lane
-// (MFL, outside the CM limit), anticipating Sticky Batch Probing. A task that starts on the
+// task, it migrates one of the job's not-started, not-migrated tasks at once through the fast
+// lane (MFL, outside the CM limit), anticipating Sticky Batch Probing: a random one (the spec's
+// default, seed002 §9 item 23), or with mfl_task = "next" the next in trace order, the task a
+// worker without migrated input would be given next. A task that starts on the
 // worker holding its migrated input runs (1 - TPS) times its duration (a CCDM beneficiary).
 // Simplifications [seed002 §6.3 I]: a task's input is migrated to at most one worker (workers
 // skip tasks already migrating or migrated anywhere, read from global state); RAM-disk space is
@@ -16,9 +18,10 @@
 //
 // SATC (short jobs only). A request that finds every primary task of its job started gets a clone
 // of a running task that has no clone yet -- preferably one whose input is migrated on the
-// requesting worker, else the earliest such task in trace order; at most one clone per task. The
-// clone runs for the duration of a randomly chosen task of the same job (PRT, the default) or
-// for its own task's duration, without the migration speedup. The first copy to finish completes
+// requesting worker, else a random one (item 28; clone_task = "first" takes the earliest in trace
+// order); at most one clone per task. The clone runs for the duration of a randomly chosen task
+// of the same job (PRT, the default) or for its own task's duration, times (1 - TPS) when the
+// task's input is migrated on the clone's worker (item 29; clone_speedup = false: never). The first copy to finish completes
 // the task; the other keeps its slot until it ends (reported as 'killed' with 'redundant' = 1):
 // the dissertation only says the second completion is ignored [seed002 §6.4, §9 item 27].
 // With kill_losing_clone, the scheduler instead stops the other copy once the first finishes:
@@ -51,6 +54,9 @@ class EireneScheduler : public HybridScheduler {
         dmt_(p.number("migration_time")),
         tps_(p.number("speedup")),
         prt_random_(p.choice("clone_runtime") == "random_primary"),
+        clone_random_(p.choice("clone_task") == "random"),
+        clone_speedup_(p.boolean("clone_speedup")),
+        mfl_random_(p.choice("mfl_task") == "random"),
         kill_losing_clone_(satc_ && p.boolean("kill_losing_clone")) {}
 
   void init(Sim& sim) override {
@@ -123,20 +129,34 @@ class EireneScheduler : public HybridScheduler {
           *clone = true;
           return m;
         }
-    int64_t& c = clone_cursor_[job];
+    int64_t& c = clone_cursor_[job];  // tasks before it are finished or cloned
     const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
-    while (c < e && (sim.task_state(static_cast<int32_t>(c)) != kTaskRunning || cloned_[c])) ++c;
+    auto cloneable = [&](int64_t t) { return sim.task_state(static_cast<int32_t>(t)) == kTaskRunning && !cloned_[t]; };
+    while (c < e && !cloneable(c)) ++c;
     if (c >= e) return -1;
-    cloned_[c] = 1;
+    int64_t pick = c;
+    if (clone_random_) {
+      int64_t count = 0;
+      for (int64_t t = c; t < e; ++t) count += cloneable(t);
+      int64_t k = static_cast<int64_t>(sim.rng().below(static_cast<uint64_t>(count)));
+      for (pick = c; !(cloneable(pick) && k-- == 0); ++pick) {}
+    }
+    cloned_[pick] = 1;
     *clone = true;
-    return static_cast<int32_t>(c);
+    return static_cast<int32_t>(pick);
   }
 
   double task_duration(Sim& sim, int32_t w, int32_t task, bool clone) override {
     if (clone) {
-      if (!prt_random_) return sim.duration(task);
       const int32_t job = sim.workload().task_job[task];
-      return sim.duration(static_cast<int32_t>(sim.task_begin(job) + static_cast<int64_t>(sim.rng().below(sim.n_tasks(job)))));
+      const double d = prt_random_ ? sim.duration(static_cast<int32_t>(sim.task_begin(job) +
+                                                                         static_cast<int64_t>(sim.rng().below(sim.n_tasks(job)))))
+                                   : sim.duration(task);
+      if (clone_speedup_ && ccdm_ && mig_state_[task] == kMigrated && mig_worker_[task] == w) {
+        ++beneficiaries_;
+        return d * (1.0 - tps_);
+      }
+      return d;
     }
     if (ccdm_ && mig_state_[task] == kMigrated && mig_worker_[task] == w) {
       ++beneficiaries_;
@@ -152,11 +172,19 @@ class EireneScheduler : public HybridScheduler {
     const int32_t job = sim.workload().task_job[task];
     if (sim.is_long(job)) return;
     // migration fast lane: the next task of the job this worker will probably run (SBP)
-    int64_t& c = mfl_cursor_[job];
+    int64_t& c = mfl_cursor_[job];  // tasks before it are started or migrating/migrated
     const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
-    while (c < e && (sim.task_state(static_cast<int32_t>(c)) != kTaskUnlaunched || mig_state_[c] != kNone)) ++c;
+    auto candidate = [&](int64_t t) { return sim.task_state(static_cast<int32_t>(t)) == kTaskUnlaunched && mig_state_[t] == kNone; };
+    while (c < e && !candidate(c)) ++c;
     if (c >= e) return;
-    const int32_t t = static_cast<int32_t>(c);
+    int64_t pick = c;
+    if (mfl_random_) {
+      int64_t count = 0;
+      for (int64_t t = c; t < e; ++t) count += candidate(t);
+      int64_t k = static_cast<int64_t>(sim.rng().below(static_cast<uint64_t>(count)));
+      for (pick = c; !(candidate(pick) && k-- == 0); ++pick) {}
+    }
+    const int32_t t = static_cast<int32_t>(pick);
     mig_state_[t] = kMigrating;
     mig_worker_[t] = w;
     mig_fast_[t] = 1;
@@ -265,6 +293,7 @@ class EireneScheduler : public HybridScheduler {
   int64_t cm_, mpp_;
   double dmt_, tps_;
   bool prt_random_;
+  bool clone_random_, clone_speedup_, mfl_random_;
   bool kill_losing_clone_;
   std::vector<uint8_t> mig_state_, mig_fast_, cloned_;
   std::vector<int32_t> mig_worker_;
@@ -289,6 +318,14 @@ void register_eirene_scheduler() {
       ParamSpec::number("speedup", 0.15, 0, 1, "TPS: runtime reduction of a task reading migrated input"),
       ParamSpec::choice("clone_runtime", "random_primary", {"random_primary", "own"},
                         "PRT: a clone runs as long as a random task of its job (dissertation) or as its own task"),
+      ParamSpec::choice("clone_task", "random", {"random", "first"},
+                        "SATC: which running, uncloned task a surplus probe clones when none is migrated on its worker: "
+                        "a random one (the spec's default) or the earliest in trace order"),
+      ParamSpec::boolean("clone_speedup", true,
+                         "a clone whose task's input is migrated on its worker runs (1 - TPS) times as long (the spec's default)"),
+      ParamSpec::choice("mfl_task", "random", {"random", "next"},
+                        "CCDM fast lane: migrate a random not-started, not-migrated task of the job (the spec's default) "
+                        "or the next one in trace order"),
       ParamSpec::boolean("kill_losing_clone", false,
                          "stop a task's other copy once one finishes (after the notification's 2 x network_delay round "
                          "trip), freeing its slot; default: it runs to its end, as the dissertation's text reads; no effect "
