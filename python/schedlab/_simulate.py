@@ -211,7 +211,8 @@ class Result:
         busy = float(np.nansum(held))
         return busy / (capacity * span) if span > 0 and capacity > 0 else np.nan
 
-    def summary(self, by: str | None = None, percentiles=(50, 90, 99)) -> pd.Series | pd.DataFrame:
+    def summary(self, by: str | None = None, percentiles=(50, 90, 99),
+                percentile_method: str | None = None) -> pd.Series | pd.DataFrame:
         """Headline metrics: makespan, mean and percentile completion times, total flowtime,
         Jain's fairness index over per-job slowdowns, locality fractions, slot utilization.
         With deadlines: ``late_fraction`` (P, the proportion of late jobs), ``late_jobs`` and
@@ -220,14 +221,19 @@ class Result:
         per finished job) and ``overhead_fraction`` (O/T). When some DAG holds several jobs:
         ``dags``, ``unfinished_dags``, ``mean_dag_completion_time`` and the percentiles
         ``pNN_dag_completion_time`` over :attr:`dags`. ``by`` groups the job metrics by a job column
-        (e.g. ``"class"``) and returns one row per group."""
+        (e.g. ``"class"``) and returns one row per group. ``percentile_method`` is NumPy's
+        (``"linear"``, ``"nearest"``, ``"inverted_cdf"`` = nearest rank, ...); by default nearest
+        rank on the worker engine, as the hybrid-scheduler studies report percentiles (seed002 §9
+        item 5), and ``"linear"`` elsewhere."""
+        if percentile_method is None:
+            percentile_method = "inverted_cdf" if getattr(self.scheduler, "engine", "mapreduce") == "worker" else "linear"
         jobs = self.jobs
         if by is not None:
             if by not in jobs:
                 raise ValueError(f"summary(by={by!r}): no such job column; have {list(jobs.columns)}")
-            rows = {key: _job_metrics(group, percentiles) for key, group in jobs.groupby(by, sort=True)}
+            rows = {key: _job_metrics(group, percentiles, percentile_method) for key, group in jobs.groupby(by, sort=True)}
             return pd.DataFrame(rows).T.rename_axis(by)
-        s = dict(_job_metrics(jobs, percentiles))  # a dict while filling: Series item assignment is slow
+        s = dict(_job_metrics(jobs, percentiles, percentile_method))  # a dict while filling: Series item assignment is slow
         tasks = self.tasks
         maps = tasks[tasks["stage"] == "map"]
         known = maps[maps["locality"] != "none"]
@@ -248,7 +254,7 @@ class Result:
             s["unfinished_dags"] = float(len(dc) - len(done))
             s["mean_dag_completion_time"] = float(done.mean()) if len(done) else np.nan
             for p in percentiles:
-                s[f"p{p}_dag_completion_time"] = float(np.percentile(done, p)) if len(done) else np.nan
+                s[f"p{p}_dag_completion_time"] = float(np.percentile(done, p, method=percentile_method)) if len(done) else np.nan
         if "scheduler_seconds" in self.counters:  # simulate(..., measure_overhead=True)
             finished = float(np.isfinite(jobs["finish_time"].to_numpy(float)).sum())
             s["overhead_per_job"] = self.counters["scheduler_seconds"] / finished if finished else np.nan
@@ -295,7 +301,7 @@ def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
     return s
 
 
-def _job_metrics(jobs: pd.DataFrame, percentiles) -> pd.Series:
+def _job_metrics(jobs: pd.DataFrame, percentiles, method: str = "linear") -> pd.Series:
     ct = jobs["completion_time"].to_numpy(float)
     done = np.isfinite(ct)
     s = {}
@@ -306,7 +312,7 @@ def _job_metrics(jobs: pd.DataFrame, percentiles) -> pd.Series:
     c = ct[done]
     s["mean_completion_time"] = float(c.mean()) if len(c) else np.nan
     for p in percentiles:
-        s[f"p{p}_completion_time"] = float(np.percentile(c, p)) if len(c) else np.nan
+        s[f"p{p}_completion_time"] = float(np.percentile(c, p, method=method)) if len(c) else np.nan
     s["total_flowtime"] = float(c.sum())
     # Jain's index over per-job slowdowns (completion time / time on an empty speed-1 cluster)
     if "ideal_time" in jobs and len(c):

@@ -458,3 +458,14 @@ def test_eirene_clone_choice_follows_the_spec_defaults():
             cloned[choice] |= set(t[t["speculative"]]["task_id"])
     assert cloned["first"] == {0}
     assert cloned["random"] == {0, 1}
+
+
+def test_worker_engine_percentiles_are_nearest_rank(yahoo_head):
+    """seed002 §9 item 5: percentiles by nearest rank on the worker engine (linear elsewhere)."""
+    r = sl.simulate(sl.hybrid.cluster(300), yahoo_head, "eagle", **sl.hybrid.preset("yahoo"))
+    c = np.sort(r.jobs.loc[r.jobs["class"] == "short", "completion_time"].to_numpy())
+    for p in (50, 75, 90, 95, 99):
+        rank = int(np.ceil(p / 100 * len(c)))
+        assert r.summary(by="class", percentiles=(p,)).loc["short", f"p{p}_completion_time"] == c[rank - 1]
+    linear = r.summary(by="class", percentiles=(90,), percentile_method="linear").loc["short", "p90_completion_time"]
+    assert linear == np.percentile(c, 90)
