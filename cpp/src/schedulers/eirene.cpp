@@ -129,18 +129,9 @@ class EireneScheduler : public HybridScheduler {
           *clone = true;
           return m;
         }
-    int64_t& c = clone_cursor_[job];  // tasks before it are finished or cloned
-    const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
     auto cloneable = [&](int64_t t) { return sim.task_state(static_cast<int32_t>(t)) == kTaskRunning && !cloned_[t]; };
-    while (c < e && !cloneable(c)) ++c;
-    if (c >= e) return -1;
-    int64_t pick = c;
-    if (clone_random_) {
-      int64_t count = 0;
-      for (int64_t t = c; t < e; ++t) count += cloneable(t);
-      int64_t k = static_cast<int64_t>(sim.rng().below(static_cast<uint64_t>(count)));
-      for (pick = c; !(cloneable(pick) && k-- == 0); ++pick) {}
-    }
+    const int64_t pick = pick_task(sim, job, clone_cursor_[job], clone_random_, cloneable);
+    if (pick < 0) return -1;
     cloned_[pick] = 1;
     *clone = true;
     return static_cast<int32_t>(pick);
@@ -172,18 +163,9 @@ class EireneScheduler : public HybridScheduler {
     const int32_t job = sim.workload().task_job[task];
     if (sim.is_long(job)) return;
     // migration fast lane: the next task of the job this worker will probably run (SBP)
-    int64_t& c = mfl_cursor_[job];  // tasks before it are started or migrating/migrated
-    const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
     auto candidate = [&](int64_t t) { return sim.task_state(static_cast<int32_t>(t)) == kTaskUnlaunched && mig_state_[t] == kNone; };
-    while (c < e && !candidate(c)) ++c;
-    if (c >= e) return;
-    int64_t pick = c;
-    if (mfl_random_) {
-      int64_t count = 0;
-      for (int64_t t = c; t < e; ++t) count += candidate(t);
-      int64_t k = static_cast<int64_t>(sim.rng().below(static_cast<uint64_t>(count)));
-      for (pick = c; !(candidate(pick) && k-- == 0); ++pick) {}
-    }
+    const int64_t pick = pick_task(sim, job, mfl_cursor_[job], mfl_random_, candidate);
+    if (pick < 0) return;
     const int32_t t = static_cast<int32_t>(pick);
     mig_state_[t] = kMigrating;
     mig_worker_[t] = w;
@@ -265,6 +247,21 @@ class EireneScheduler : public HybridScheduler {
 
  private:
   static bool is_clone_attempt(Sim& sim, int64_t a) { return sim.att_is_clone(a); }
+  // A task of `job` for which ok(task) holds: the first in trace order, or a uniformly random one.
+  // `cursor` skips the job's leading tasks for which ok() can no longer hold (it is monotone).
+  template <class Ok>
+  static int64_t pick_task(Sim& sim, int32_t job, int64_t& cursor, bool random, Ok ok) {
+    const int64_t e = sim.task_begin(job) + sim.n_tasks(job);
+    while (cursor < e && !ok(cursor)) ++cursor;
+    if (cursor >= e || !random) return cursor < e ? cursor : -1;
+    int64_t count = 0;
+    for (int64_t t = cursor; t < e; ++t) count += ok(t);
+    int64_t k = static_cast<int64_t>(sim.rng().below(static_cast<uint64_t>(count)));
+    int64_t pick = cursor;
+    while (!(ok(pick) && k-- == 0)) ++pick;
+    return pick;
+  }
+
   // timer tags: a migration's task id, or this bit plus the attempt id of a copy to stop
   static constexpr uint64_t kStopTag = 1ULL << 63;
 
