@@ -199,9 +199,9 @@ def test_direction_eagle_beats_hawk_beats_sparrow(yahoo):
 @pytest.mark.parametrize("workers", [10000, 15000])
 def test_direction_eagle_beats_hawk_beats_sparrow_on_google(workers):
     """Google sample, Google preset, at the dissertation's 15,000 workers and at 10,000. Measured:
-    short P50/P90 sparrow 280/2140 s, hawk 146/757 s, eagle 98/439 s at 15,000; 4022/6808,
-    2850/5197, 205/3381 s at 10,000. On 4,000-8,000 workers (overloaded: short P50 of hours)
-    the P50 order still holds but Eagle's P90 exceeds Hawk's (e.g. 27040 vs 11815 s at 8,000);
+    short P50/P90 sparrow 280/2141 s, hawk 146/758 s, eagle 98/439 s at 15,000; 4022/6812,
+    2850/5197, 205/3383 s at 10,000. On 4,000-8,000 workers (overloaded: short P50 of hours)
+    the P50 order still holds but Eagle's P90 exceeds Hawk's (e.g. 27042 vs 11815 s at 8,000);
     see notebooks/hybrid.ipynb."""
     google = sl.hybrid.read_trace(trace_path("hawk_eagle", "GOOG_subtrace.tr"))
     c = sl.hybrid.cluster(workers)
