@@ -112,6 +112,37 @@ TEST(EventQueue, ManyTiesKeepInsertionOrder) {
   }
 }
 
+// push_later's FIFO lane must pop in exactly push()'s (time, sequence) order, interleaved with
+// the heap, including ties and a push_later that is not in order (it falls back to the heap).
+TEST(EventQueue, LaterLaneMergesLikeTheHeap) {
+  EventQueue lane, heap;
+  Random rng(7);
+  double later = 0;
+  std::vector<std::pair<double, uint64_t>> got, want;
+  for (uint32_t i = 0; i < 20000; ++i) {
+    const uint64_t pick = rng.below(4);
+    if (pick == 0 && !heap.empty()) {  // pop from both
+      const Event a = lane.pop(), b = heap.pop();
+      got.push_back({a.time, a.b});
+      want.push_back({b.time, b.b});
+      later = std::max(later, a.time);
+      continue;
+    }
+    const double t = pick == 1 ? later + double(rng.below(3))                // in order (ties too)
+                   : pick == 2 ? later - 1.0                                  // out of order
+                               : later + double(rng.below(50)) * 0.5;         // anything
+    if (pick == 3) lane.push(t, 0, 0, i); else lane.push_later(t, 0, 0, i);
+    heap.push(t, 0, 0, i);
+  }
+  while (!heap.empty()) {
+    const Event a = lane.pop(), b = heap.pop();
+    got.push_back({a.time, a.b});
+    want.push_back({b.time, b.b});
+  }
+  EXPECT_TRUE(lane.empty());
+  EXPECT_EQ(got, want);
+}
+
 TEST(Random, SameSeedSameStreamDifferentStreamsDiffer) {
   Random a(42, 0), b(42, 0), c(42, 1);
   int same = 0;

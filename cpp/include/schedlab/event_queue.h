@@ -2,6 +2,7 @@
 // number is assigned at push time, so simultaneous events fire in the order they were created
 // and every run is deterministic.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,10 +29,26 @@ class EventQueue {
     heap_.push_back(Event{time, (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b});
     sift_up(heap_.size() - 1);
   }
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  const Event& top() const { return heap_.front(); }
+  // Like push(), for an event no earlier than every event pushed this way before (e.g. periodic
+  // heartbeats, each pushed one interval after the one firing): such events need no heap, only
+  // a FIFO lane that pop() merges with the heap by (time, sequence). The order is push()'s.
+  void push_later(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
+    if (lane_head_ < lane_.size() && time < lane_.back().time) {
+      push(time, kind, a, b);  // not in order after all: the heap keeps it right
+      return;
+    }
+    if (lane_head_ == lane_.size()) { lane_.clear(); lane_head_ = 0; }
+    else if (lane_head_ > 4096 && lane_head_ * 2 > lane_.size()) {  // drop the consumed front
+      lane_.erase(lane_.begin(), lane_.begin() + std::ptrdiff_t(lane_head_));
+      lane_head_ = 0;
+    }
+    lane_.push_back(Event{time, next_seq_++, kind, a, b});
+  }
+  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
+  size_t size() const { return heap_.size() + (lane_.size() - lane_head_); }
+  const Event& top() const { return lane_first() ? lane_[lane_head_] : heap_.front(); }
   Event pop() {
+    if (lane_first()) return lane_[lane_head_++];
     Event e = heap_.front();
     heap_.front() = heap_.back();
     heap_.pop_back();
@@ -39,10 +56,14 @@ class EventQueue {
     return e;
   }
   void reserve(size_t n) { heap_.reserve(n); }
-  void clear() { heap_.clear(); next_seq_ = 0; }
+  void clear() { heap_.clear(); lane_.clear(); lane_head_ = 0; next_seq_ = 0; }
   uint64_t pushed() const { return next_seq_; }  // events pushed so far
 
  private:
+  bool lane_first() const {
+    if (lane_head_ == lane_.size()) return false;
+    return heap_.empty() || before(lane_[lane_head_], heap_.front());
+  }
   static bool before(const Event& x, const Event& y) {
     return x.time < y.time || (x.time == y.time && x.seq < y.seq);
   }
@@ -74,6 +95,8 @@ class EventQueue {
     heap_[i] = e;
   }
   std::vector<Event> heap_;
+  std::vector<Event> lane_;  // push_later's events, in (time, sequence) order from lane_head_
+  size_t lane_head_ = 0;
   uint64_t next_seq_ = 0;
 };
 

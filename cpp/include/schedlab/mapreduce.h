@@ -233,6 +233,20 @@ class Sim {
   int32_t user_running_attempts(int32_t user, int stage) const { return user_running_[2 * user + stage]; }
   const std::vector<Fault>& faults() const { return faults_; }
 
+  // ---- change log, for schedulers that keep job orders across heartbeats ----
+  // After track_job_changes() (call it in init), every job whose JobState or running attempts
+  // changed (submission, a launch, an attempt's end, a re-queued task or lost output) is logged
+  // once until the next drain_changed_jobs(f), which calls f(job) for each and empties the log.
+  void track_job_changes() { changed_flag_.assign(wl_.n_jobs(), 0); track_changes_ = true; }
+  template <class F>
+  void drain_changed_jobs(F&& f) {
+    for (size_t i = 0; i < changed_jobs_.size(); ++i) {  // f may not log more, but be safe if it does
+      changed_flag_[changed_jobs_[i]] = 0;
+      f(changed_jobs_[i]);
+    }
+    changed_jobs_.clear();
+  }
+
   // Whether `task` could start on `node` in a slot of `slot_type` now (slot model aware).
   bool fits(int32_t task, int32_t node, int slot_type) const;
   // Attempts of a task, newest first: for (a = last_attempt(t); a >= 0; a = attempt(a).prev_same_task)
@@ -242,7 +256,13 @@ class Sim {
   // ---- finding pending tasks of a job (Hadoop's per-job task caches) ----
   // A pending map of `job` whose input is on `node` (kNodeLocal), on its rack (kRackLocal) or
   // anywhere (kRemote); returns -1 if none at or better than `max_level`.
-  int32_t find_map(int32_t job, int32_t node, Locality max_level);
+  int32_t find_map(int32_t job, int32_t node, Locality max_level) {
+    // the common answer while delay scheduling scans job after job for one node: nothing
+    // node-local here, read from the node's row of job bits without a call
+    if (max_level == kNodeLocal && requeued_[kMap][job].empty() && !unplaced_maps_[job] && !node_has_fresh_map(job, node))
+      return -1;
+    return find_map_anywhere(job, node, max_level);
+  }
   int32_t find_reduce(int32_t job);
   int32_t find_pending(int32_t job, int stage) { return stage == kMap ? find_map(job, 0, kRemote) : find_reduce(job); }
   bool has_local_map(int32_t job, int32_t node, Locality max_level);
@@ -318,18 +338,43 @@ class Sim {
   // Per job, built at submission and freed when it ends: its map tasks grouped by replica node
   // (and by rack) in flat sorted arrays, searched by binary search. Each group is consumed from
   // the back (lowest task index last) skipping tasks no longer pending.
+  // A group's bit (`has`, or the job's bit in node_job_bits_) is set exactly while some task of
+  // the group was never launched. A task re-queued after it ran is served from requeued_ first,
+  // so the index need not track it.
   struct PlaceIndex {
-    std::vector<int32_t> place;  // sorted distinct node (or rack) ids
-    std::vector<int32_t> begin;  // group k is tasks[begin[k] .. end[k])
-    std::vector<int32_t> end;
+    struct Group {
+      int32_t place;  // node (or rack) id; groups are sorted by it
+      int32_t begin;  // the group's tasks are tasks[begin .. end)
+      int32_t end;
+      int32_t fresh;  // of which never launched
+    };
+    std::vector<Group> groups;
     std::vector<int32_t> tasks;
-    std::vector<uint64_t> has;   // bit per place: a quick "no task here" before the search
+    std::vector<int32_t> group_of;  // per replica of the job's maps (in replica order): its group
+    std::vector<uint64_t> has;      // rack index: a bit per rack whose group has fresh tasks
     void clear() { *this = PlaceIndex{}; }
   };
   int32_t take_local(PlaceIndex& index, int32_t place);
-  void build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t n_places);
+  template <class PlaceOf>
+  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of);
+  void consume_fresh_map(int32_t task);  // a never-launched map launches: update its groups' counts and bits
+  void free_job_index(int32_t job);  // the job ended: its index and slot go
+  int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
+  bool node_has_fresh_map(int32_t job, int32_t node) const {
+    const int32_t slot = job_slot_[job];
+    return (node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] >> (slot & 63)) & 1;
+  }
   std::vector<PlaceIndex> node_index_, rack_index_;
-  std::vector<std::pair<int32_t, int32_t>> scratch_pairs_;
+  // The node-local "may have a pending map here" bits, transposed: each active job holds a slot,
+  // and each node a row of job_words_ words with a bit per slot. Delay scheduling asks one node
+  // about job after job; a row keeps those answers in a few cache lines.
+  std::vector<uint64_t> node_job_bits_;
+  int32_t job_words_ = 1;
+  int32_t n_job_slots_ = 1;  // slots handed out so far (slot 0: jobs not, or no longer, active)
+  std::vector<int32_t> job_slot_, free_job_slots_;
+  std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
+  std::vector<uint64_t> scratch_keys_;
+  std::vector<int32_t> scratch_task_of_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 
   std::vector<int32_t> cap_, used_;  // 2 per node
@@ -345,6 +390,12 @@ class Sim {
   int64_t remaining_[2] = {0, 0};
   int64_t remaining_ready_reduces_ = 0;
   void count_ready_reduces(int32_t job);  // after a job's completed maps changed
+  void job_changed(int32_t job) {
+    if (track_changes_ && !changed_flag_[job]) { changed_flag_[job] = 1; changed_jobs_.push_back(job); }
+  }
+  bool track_changes_ = false;
+  std::vector<uint8_t> changed_flag_;
+  std::vector<int32_t> changed_jobs_;
   int64_t unfinished_jobs_ = 0;
   // job dependencies: children of each job (CSR), unfinished parents, and whether it has arrived
   std::vector<int64_t> child_begin_;

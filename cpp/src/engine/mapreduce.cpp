@@ -247,6 +247,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   task_state_.assign(nt, kPending);
   task_running_attempts_.assign(nt, 0);
   task_last_attempt_.assign(nt, -1);
+  attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -257,6 +258,9 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   }
   node_index_.resize(nj);
   rack_index_.resize(nj);
+  unplaced_maps_.assign(nj, 0);
+  job_slot_.assign(nj, 0);  // slot 0 is never given out: its bits stay clear
+  node_job_bits_.assign(size_t(n), 0);
   waiting_reduces_.resize(nj);
   cap_.resize(2 * n);
   used_.assign(2 * n, 0);
@@ -359,50 +363,120 @@ void Sim::place_replicas() {
   }
 }
 
-void Sim::build_place_index(PlaceIndex& index, std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t n_places) {
-  // (place, -task) order: within a place, the lowest task index ends up last
-  std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first < y.first : x.second > y.second;
-  });
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  index.tasks.reserve(pairs.size());
-  index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    index.has[pairs[i].first >> 6] |= 1ULL << (pairs[i].first & 63);
-    if (i == 0 || pairs[i].first != pairs[i - 1].first) {
-      if (i > 0) index.end.push_back(static_cast<int32_t>(index.tasks.size()));
-      index.place.push_back(pairs[i].first);
-      index.begin.push_back(static_cast<int32_t>(index.tasks.size()));
+template <class PlaceOf>
+void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of) {
+  const int64_t b = wl_.task_begin[job], e = b + wl_.n_maps[job];
+  const int64_t rb = rep_begin_[b], n_reps = rep_begin_[e] - rb;
+  // one key per replica: place in the high half, the complement of its replica index in the low
+  // half, so that sorting groups replicas by place with the lowest task last in each group
+  auto& keys = scratch_keys_;
+  keys.resize(static_cast<size_t>(n_reps));
+  auto& task_of = scratch_task_of_;
+  task_of.resize(static_cast<size_t>(n_reps));
+  for (int64_t t = b; t < e; ++t)
+    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) {
+      const auto i = static_cast<uint32_t>(k - rb);
+      keys[i] = (static_cast<uint64_t>(static_cast<uint32_t>(place_of(k))) << 32) | ~i;
+      task_of[i] = static_cast<int32_t>(t);
     }
-    index.tasks.push_back(pairs[i].second);
+  std::sort(keys.begin(), keys.end());
+  if (keep_bits) index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
+  index.group_of.resize(static_cast<size_t>(n_reps));
+  index.tasks.reserve(keys.size());
+  int32_t last_place = -1, last_task = -1;
+  for (const uint64_t key : keys) {
+    const auto place = static_cast<int32_t>(key >> 32);
+    const uint32_t i = ~static_cast<uint32_t>(key);
+    const int32_t t = task_of[i];
+    if (place != last_place) {
+      if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
+      index.groups.push_back({place, static_cast<int32_t>(index.tasks.size()), 0, 0});
+      if (keep_bits) index.has[size_t(place >> 6)] |= 1ULL << (place & 63);
+      last_place = place;
+      last_task = -1;
+    }
+    if (t != last_task) index.tasks.push_back(t);  // two replicas of a task in one place count once
+    last_task = t;
+    index.group_of[i] = static_cast<int32_t>(index.groups.size()) - 1;
   }
-  if (!pairs.empty()) index.end.push_back(static_cast<int32_t>(index.tasks.size()));
+  if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
+  for (auto& g : index.groups) g.fresh = g.end - g.begin;
 }
 
 void Sim::build_job_index(int32_t j) {
   const int64_t b = wl_.task_begin[j], e = b + wl_.n_maps[j];
-  auto& pairs = scratch_pairs_;
-  pairs.clear();
-  for (int64_t t = b; t < e; ++t)
-    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) pairs.emplace_back(rep_node_[k], static_cast<int32_t>(t));
-  build_place_index(node_index_[j], pairs, n_nodes());
-  pairs.clear();
-  for (int64_t t = b; t < e; ++t)
-    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k)
-      pairs.emplace_back(cluster_.rack[rep_node_[k]], static_cast<int32_t>(t));
-  build_place_index(rack_index_[j], pairs, cluster_.n_racks);
+  uint8_t unplaced = 0;
+  for (int64_t t = b; t < e; ++t) unplaced |= rep_begin_[t] == rep_begin_[t + 1];
+  unplaced_maps_[j] = unplaced;
+  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
+  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; });
+
+  // a slot among the active jobs, and its bit on every node holding one of its maps' inputs
+  int32_t slot;
+  if (!free_job_slots_.empty()) {
+    slot = free_job_slots_.back();
+    free_job_slots_.pop_back();
+  } else {
+    slot = n_job_slots_++;
+    if (slot >= job_words_ * 64) {  // widen every node's row (doubling: amortised O(1) per job)
+      const int32_t words = job_words_ * 2;
+      std::vector<uint64_t> wider(size_t(n_nodes()) * size_t(words), 0);
+      for (size_t n = 0; n < size_t(n_nodes()); ++n)
+        std::copy_n(node_job_bits_.begin() + std::ptrdiff_t(n * size_t(job_words_)), job_words_,
+                    wider.begin() + std::ptrdiff_t(n * size_t(words)));
+      node_job_bits_.swap(wider);
+      job_words_ = words;
+    }
+  }
+  job_slot_[j] = slot;
+  for (const auto& g : node_index_[j].groups)
+    node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] |= 1ULL << (slot & 63);
 }
 
+void Sim::consume_fresh_map(int32_t task) {
+  const int32_t job = wl_.task_job[task];
+  const int64_t base = rep_begin_[wl_.task_begin[job]];
+  const int32_t slot = job_slot_[job];
+  PlaceIndex& nodes = node_index_[job];
+  PlaceIndex& racks = rack_index_[job];
+  for (int64_t k = rep_begin_[task]; k < rep_begin_[task + 1]; ++k) {
+    const size_t i = static_cast<size_t>(k - base);
+    // a task counts once per group, however many of its replicas fall in it
+    bool node_seen = false, rack_seen = false;
+    for (int64_t q = rep_begin_[task]; q < k; ++q) {
+      node_seen |= nodes.group_of[size_t(q - base)] == nodes.group_of[i];
+      rack_seen |= racks.group_of[size_t(q - base)] == racks.group_of[i];
+    }
+    if (!node_seen && --nodes.groups[size_t(nodes.group_of[i])].fresh == 0) {
+      const int32_t node = nodes.groups[size_t(nodes.group_of[i])].place;
+      node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+    }
+    if (!rack_seen && --racks.groups[size_t(racks.group_of[i])].fresh == 0) {
+      const int32_t rack = racks.groups[size_t(racks.group_of[i])].place;
+      racks.has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
+    }
+  }
+}
+
+void Sim::free_job_index(int32_t j) {
+  const int32_t slot = job_slot_[j];
+  for (const auto& g : node_index_[j].groups)
+    node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+  free_job_slots_.push_back(slot);
+  job_slot_[j] = 0;
+  node_index_[j].clear();
+  rack_index_[j].clear();
+}
+
+// The last pending task of `index`'s group for `place`, or -1 (callers check the group's bit
+// first: set, the group holds a never-launched task). The group's end moves down past tasks no
+// longer pending, so each is skipped once.
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
-  if (index.has.empty() || !((index.has[place >> 6] >> (place & 63)) & 1)) return -1;
-  auto it = std::lower_bound(index.place.begin(), index.place.end(), place);
-  if (it == index.place.end() || *it != place) return -1;
-  const size_t k = static_cast<size_t>(it - index.place.begin());
-  int32_t& end = index.end[k];
-  while (end > index.begin[k] && task_state_[index.tasks[end - 1]] != kPending) --end;
-  if (end > index.begin[k]) return index.tasks[end - 1];
-  index.has[place >> 6] &= ~(1ULL << (place & 63));  // drained: later lookups stop at the bit
-  return -1;
+  auto it = std::lower_bound(index.groups.begin(), index.groups.end(), place,
+                             [](const PlaceIndex::Group& g, int32_t p) { return g.place < p; });
+  if (it == index.groups.end() || it->place != place) return -1;
+  while (it->end > it->begin && task_state_[index.tasks[size_t(it->end - 1)]] != kPending) --it->end;
+  return it->end > it->begin ? index.tasks[size_t(it->end - 1)] : -1;
 }
 
 Locality Sim::locality(int32_t task, int32_t node) const {
@@ -455,24 +529,35 @@ bool Sim::fits(int32_t task, int32_t node, int slot_type) const {
   return free_slots(node, slot_type) > 0;
 }
 
-int32_t Sim::find_map(int32_t job, int32_t node, Locality max_level) {
+int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   auto pending = [&](int32_t t) { return task_state_[t] == kPending; };
   auto& rq = requeued_[kMap][job];
-  while (!rq.empty() && !pending(rq.front())) rq.erase(rq.begin());
-  for (int32_t t : rq)
-    if (pending(t) && (locality(t, node) <= max_level || locality(t, node) == kNoLocality)) return t;
-  int32_t t = take_local(node_index_[job], node);
-  if (t >= 0) return t;
-  if (max_level >= kRackLocal) {
-    t = take_local(rack_index_[job], cluster_.rack[node]);
+  if (!rq.empty()) {
+    while (!rq.empty() && !pending(rq.front())) rq.erase(rq.begin());
+    for (int32_t t : rq)
+      if (pending(t) && (locality(t, node) <= max_level || locality(t, node) == kNoLocality)) return t;
+  }
+  // the node's bit of this job first: clear, it has no pending map here (the common answer
+  // while delay scheduling scans the jobs, from the node's few cache lines)
+  if (node_has_fresh_map(job, node)) {
+    const int32_t t = take_local(node_index_[job], node);
     if (t >= 0) return t;
   }
+  if (max_level >= kRackLocal) {
+    const PlaceIndex& racks = rack_index_[job];
+    const int32_t rack = cluster_.rack[node];
+    if (!racks.has.empty() && ((racks.has[size_t(rack >> 6)] >> (rack & 63)) & 1)) {
+      const int32_t t = take_local(rack_index_[job], rack);
+      if (t >= 0) return t;
+    }
+  }
+  // A task with replicas that is node- or rack-local was found above, so below kRemote the only
+  // candidate left is a task without locality information.
+  if (max_level < kRemote && !unplaced_maps_[job]) return -1;
   int32_t& c = fresh_cursor_[kMap][job];
   const int32_t end = static_cast<int32_t>(wl_.task_begin[job] + wl_.n_maps[job]);
   while (c < end && !pending(c)) ++c;
   if (c < end) {
-    // A task with replicas that is node- or rack-local was found above, so below kRemote the
-    // only candidate left here is a task without locality information.
     if (max_level >= kRemote || rep_begin_[c] == rep_begin_[c + 1]) return c;
   }
   return -1;
@@ -522,10 +607,12 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (speculative)
     for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
       if (attempts_[o].status == kRunning) { at.orig_node = attempts_[o].node; break; }
+  if (task_last_attempt_[task] < 0 && stage == kMap) consume_fresh_map(task);
   at.prev_same_task = task_last_attempt_[task];
   task_last_attempt_[task] = a;
 
   JobState& js = jobs_[job];
+  job_changed(job);
   if (task_state_[task] == kPending) {
     task_state_[task] = kActive;
     js.pending[stage]--;
@@ -605,6 +692,7 @@ void Sim::release(int64_t a) {
   task_running_attempts_[task]--;
   const int32_t job = wl_.task_job[task];
   const int stage = wl_.task_stage[task];
+  job_changed(job);
   jobs_[job].running_attempts[stage]--;
   user_running_[2 * wl_.user[job] + stage]--;
   if (at.speculative) { spec_running_[2 * job + stage]--; --spec_running_total_; }
@@ -801,6 +889,7 @@ void Sim::detect(int32_t node) {
     at.status = kLost;
     ++lost_outputs_;
     JobState& js = jobs_[job];
+    job_changed(job);
     task_state_[task] = kPending;
     js.done[kMap]--;
     remaining_[kMap]++;
@@ -877,8 +966,7 @@ void Sim::attempt_end(int64_t a) {
     js.finish = now_;
     active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
     --unfinished_jobs_;
-    node_index_[job].clear();
-    rack_index_[job].clear();
+    free_job_index(job);
     call_scheduler([&] { sched_.on_job_finished(*this, job); });
     if (!child_begin_.empty()) release_children(job);
   }
@@ -924,6 +1012,7 @@ void Sim::release_children(int32_t job) {
 
 void Sim::submit(int32_t j) {
   JobState& js = jobs_[j];
+  job_changed(j);
   js.submitted = true;
   js.ready = now_;
   if (own_wl_) own_wl_->submit_time[j] = now_;  // what the scheduler sees as the job's submission
@@ -970,7 +1059,7 @@ void Sim::heartbeat(int32_t node) {
   if (spec_) spec_->before_heartbeat(*this, node);
   call_scheduler([&] { sched_.on_heartbeat(*this, node); });
   if (spec_) spec_->on_heartbeat(*this, node);
-  events_q_.push(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));
+  events_q_.push_later(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));  // after every earlier such push
 }
 
 void Sim::check_stall() {

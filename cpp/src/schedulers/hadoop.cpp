@@ -132,22 +132,41 @@ class FairScheduler : public Scheduler {
     delay_.init(sim, d);
     pools_.init(sim);
     const int32_t n_pools = pools_.n_pools();
+    const size_t n_jobs = sim.workload().n_jobs();
     for (int s = 0; s < 2; ++s) {
-      pool_demand_[s].assign(n_pools, 0.0);
-      job_order_[s].assign(n_pools, JobOrder{});
+      pool_order_[s] = KeyedOrder{};
+      pool_key_[s].assign(n_pools, FairKey{});
+      pool_listed_[s].assign(n_pools, 0);
+      pool_demand_[s].assign(n_pools, 0);
+      pool_runnable_[s].assign(n_pools, 0);
+      job_order_[s].assign(n_pools, KeyedOrder{});
+      job_key_[s].assign(n_jobs, FairKey{});
+      job_demand_[s].assign(n_jobs, 0);
+      job_runnable_[s].assign(n_jobs, 0);
+      job_counted_[s].assign(n_jobs, 0);
     }
+    pool_dirty_.assign(n_pools, 0);
+    sim.track_job_changes();
     if (strict_) check_strict_locality(sim, "fair");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
     pools_.add(sim, job);
+    mark_pool(sim.workload().user[job]);  // its oldest job (the pool's start time) may have changed
+    if (admission_.enabled()) refresh_all_ = true;  // admission may have let another job in
   }
-  void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
-  void on_job_finished(Sim& sim, int32_t job) override { pools_.remove(sim, job); }
+  void on_stage_finished(Sim& sim, int32_t job, int stage) override {
+    admission_.on_stage_finished(sim, job, stage);
+    if (admission_.enabled()) refresh_all_ = true;
+  }
+  void on_job_finished(Sim& sim, int32_t job) override {
+    pools_.remove(sim, job);
+    mark_pool(sim.workload().user[job]);
+  }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
-    stats_valid_[0] = stats_valid_[1] = false;
+    refresh_orders(sim);
     const double demand_maps = double(sim.total_pending(kMap) + sim.total_running(kMap));
     const double demand_reduces = double(sim.total_pending(kReduce) + sim.total_running(kReduce));
     const int32_t cap[2] = {load_cap(sim.map_capacity(node), demand_maps, sim.total_map_slots()),
@@ -178,36 +197,63 @@ class FairScheduler : public Scheduler {
     return type == kMap || sim.reduces_allowed(j);
   }
 
-  // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
-  // FIFO) order. Returns whether a task was launched.
-  // Both orders are built once per heartbeat and type, then kept sorted as this heartbeat's
-  // launches change one pool's and one job's key: the result is the full re-sort Hadoop does
-  // per assignment, at O(pools + jobs of the pools visited) per launch. As in Hadoop, a pool's
-  // demand and runnability are those of the heartbeat's start; its running count follows launches.
-  void order_pools(const Sim& sim, int type) {
-    const auto& wl = sim.workload();
-    auto& order = pool_order_[type];
-    order.clear();
-    for (int32_t p = 0; p < pools_.n_pools(); ++p) {
-      const auto& jobs = pools_.jobs(p);  // in submission order, so its first job is the pool's oldest
-      if (jobs.empty()) continue;
-      double demand = 0;
-      bool any = false;
-      for (int32_t j : jobs) {
-        if (!runnable(sim, j, type)) continue;
-        any = true;
-        if (pools_.min_share(p) <= 0) break;  // without a min share FairKey ignores demand
-        demand += sim.job(j).pending[type] + sim.job(j).running[type];
-      }
-      if (!any) continue;
-      pool_demand_[type][p] = demand;
-      order.push_back({pool_key(p, type, sim.user_running_attempts(p, type), wl.submit_time[jobs.front()]), p});
-    }
-    std::sort(order.begin(), order.end());
-    ++order_stamp_[type];
+  // Pools in fair order and, per pool, its runnable jobs in fair (or FIFO) order, one pair of
+  // orders per slot type. Hadoop re-sorts both at every assignment from the state at the
+  // heartbeat; here they persist across heartbeats and, at each heartbeat, only the jobs the
+  // engine logged as changed (and their pools) are re-keyed -- the same orders at O(changes)
+  // instead of O(active jobs). As in Hadoop, a pool's demand and runnability are those of the
+  // heartbeat's start; its running count and its jobs' keys follow this heartbeat's launches.
+  void mark_pool(int32_t p) {
+    if (!pool_dirty_[p]) { pool_dirty_[p] = 1; dirty_pools_.push_back(p); }
   }
-  FairKey pool_key(int32_t p, int type, double running, double start) const {
-    return FairKey::make(running, pool_demand_[type][p], pools_.min_share(p), pools_.weight(p), start, p);
+  // Puts `id` in `order` with a fresh key, or takes it out; `key` and `listed` are its records.
+  template <class Fresh>
+  static void set_listed(KeyedOrder& order, FairKey& key, uint8_t& listed, int32_t id, bool list, Fresh fresh) {
+    if (listed && list) {
+      const FairKey k = fresh();
+      if (k < key || key < k) order.rekey(order.index_of(key, id), k);
+      key = k;
+    } else if (listed) {
+      order.erase(key, id);
+    } else if (list) {
+      key = fresh();
+      order.insert(key, id);
+    }
+    listed = list;
+  }
+  void refresh_job(const Sim& sim, int32_t j) {
+    const int32_t p = sim.workload().user[j];
+    const bool active = sim.job(j).submitted && std::isnan(sim.job(j).finish);
+    for (int s = 0; s < 2; ++s) {
+      const bool run = active && runnable(sim, j, s);
+      const int64_t demand = run ? sim.job(j).pending[s] + sim.job(j).running[s] : 0;
+      pool_demand_[s][p] += demand - job_demand_[s][j];
+      pool_runnable_[s][p] += int32_t(run) - int32_t(job_counted_[s][j]);
+      job_counted_[s][j] = run;
+      job_demand_[s][j] = demand;
+      set_listed(job_order_[s][p], job_key_[s][j], job_runnable_[s][j], j, run, [&] { return job_key(sim, j, s); });
+    }
+    mark_pool(p);
+  }
+  void refresh_orders(Sim& sim) {
+    if (refresh_all_) {
+      refresh_all_ = false;
+      for (int32_t p = 0; p < pools_.n_pools(); ++p)
+        for (int32_t j : pools_.jobs(p)) refresh_job(sim, j);
+    }
+    sim.drain_changed_jobs([&](int32_t j) { refresh_job(sim, j); });
+    for (int32_t p : dirty_pools_) {
+      pool_dirty_[p] = 0;
+      for (int s = 0; s < 2; ++s)
+        set_listed(pool_order_[s], pool_key_[s][p], pool_listed_[s][p], p, pool_runnable_[s][p] > 0,
+                   [&] { return pool_key(sim, p, s); });
+    }
+    dirty_pools_.clear();
+  }
+  FairKey pool_key(const Sim& sim, int32_t p, int type) const {
+    const double start = sim.workload().submit_time[pools_.jobs(p).front()];  // the pool's oldest job
+    return FairKey::make(sim.user_running_attempts(p, type), double(pool_demand_[type][p]), pools_.min_share(p),
+                         pools_.weight(p), start, p);
   }
   FairKey job_key(const Sim& sim, int32_t j, int type) const {
     const auto& wl = sim.workload();
@@ -216,39 +262,16 @@ class FairScheduler : public Scheduler {
     return FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0, wl.weight[j],
                          wl.submit_time[j], j);
   }
-  std::vector<std::pair<FairKey, int32_t>>& ordered_jobs(const Sim& sim, int32_t p, int type) {
-    auto& cache = job_order_[type][p];
-    if (cache.stamp != order_stamp_[type]) {
-      cache.stamp = order_stamp_[type];
-      cache.order.clear();
-      for (int32_t j : pools_.jobs(p))
-        if (runnable(sim, j, type)) cache.order.push_back({job_key(sim, j, type), j});
-      std::sort(cache.order.begin(), cache.order.end());
-    }
-    return cache.order;
-  }
-  // A launch raised the key of the entry at `i` (or made it unrunnable): move it to its new place.
-  template <class Fresh>
-  static void reposition(std::vector<std::pair<FairKey, int32_t>>& v, size_t i, bool keep, Fresh fresh_key) {
-    if (!keep) {
-      v.erase(v.begin() + std::ptrdiff_t(i));
-      return;
-    }
-    v[i].first = fresh_key();
-    for (; i + 1 < v.size() && v[i + 1].first < v[i].first; ++i) std::swap(v[i], v[i + 1]);
-  }
 
+  // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
+  // FIFO) order. Returns whether a task was launched.
   bool assign_one(Sim& sim, int32_t node, int type) {
-    if (!stats_valid_[type]) {
-      order_pools(sim, type);
-      stats_valid_[type] = true;
-    }
     auto& pools = pool_order_[type];
-    for (size_t pi = 0; pi < pools.size(); ++pi) {
-      const int32_t p = pools[pi].second;
-      auto& jobs = ordered_jobs(sim, p, type);
-      for (size_t ji = 0; ji < jobs.size(); ++ji) {
-        const int32_t j = jobs[ji].second;
+    for (size_t pi = 0; pi < pools.items().size(); ++pi) {
+      const int32_t p = pools.items()[pi].second;
+      auto& jobs = job_order_[type][p];
+      for (size_t ji = 0; ji < jobs.items().size(); ++ji) {
+        const int32_t j = jobs.items()[ji].second;
         int32_t t = -1;
         if (type == kReduce) {
           t = sim.find_reduce(j);
@@ -262,9 +285,17 @@ class FairScheduler : public Scheduler {
           delay_.launched(j, sim.locality(t, node));
         }
         sim.launch(t, node);
-        reposition(jobs, ji, runnable(sim, j, type), [&] { return job_key(sim, j, type); });
-        const double start = pools[pi].first.start;
-        reposition(pools, pi, true, [&] { return pool_key(p, type, sim.user_running_attempts(p, type), start); });
+        // (the pool's demand and runnable count stay as at the heartbeat's start; the engine
+        // logged this job, so they are brought up to date at the next heartbeat)
+        if (runnable(sim, j, type)) {
+          job_key_[type][j] = job_key(sim, j, type);
+          jobs.rekey(ji, job_key_[type][j]);
+        } else {
+          jobs.erase(job_key_[type][j], j);
+          job_runnable_[type][j] = 0;
+        }
+        pool_key_[type][p] = pool_key(sim, p, type);
+        pools.rekey(pi, pool_key_[type][p]);
         return true;
       }
     }
@@ -277,16 +308,21 @@ class FairScheduler : public Scheduler {
   double max_diff_;
   bool fifo_in_pool_;
   FairPools pools_;  // weights, min shares and each pool's unfinished jobs in submission order
-  // per slot type: the heartbeat's pool order, demands, and each visited pool's job order
-  std::vector<std::pair<FairKey, int32_t>> pool_order_[2];
-  std::vector<double> pool_demand_[2];
-  struct JobOrder {
-    uint64_t stamp = 0;
-    std::vector<std::pair<FairKey, int32_t>> order;
-  };
-  std::vector<JobOrder> job_order_[2];
-  uint64_t order_stamp_[2] = {0, 0};
-  bool stats_valid_[2] = {false, false};
+  // per slot type: pools in fair order, each pool's runnable jobs in order, and what each job
+  // last contributed to its pool's demand and runnable count
+  KeyedOrder pool_order_[2];
+  std::vector<FairKey> pool_key_[2];
+  std::vector<uint8_t> pool_listed_[2];
+  std::vector<int64_t> pool_demand_[2];
+  std::vector<int32_t> pool_runnable_[2];
+  std::vector<KeyedOrder> job_order_[2];
+  std::vector<FairKey> job_key_[2];
+  std::vector<int64_t> job_demand_[2];
+  std::vector<uint8_t> job_runnable_[2];  // listed in its pool's order (runnable now, as far as we know)
+  std::vector<uint8_t> job_counted_[2];   // counted in its pool's runnable count (runnable at the last refresh)
+  std::vector<uint8_t> pool_dirty_;
+  std::vector<int32_t> dirty_pools_;
+  bool refresh_all_ = false;
   bool strict_;
 };
 

@@ -166,6 +166,37 @@ struct FairKey {
   }
 };
 
+// (key, id) entries sorted by FairKey, kept sorted as keys change one entry at a time: a re-key
+// rotates the entry to its new place, so an order that changes a little between heartbeats costs
+// that little rather than a full sort. The caller keeps each id's current key.
+class KeyedOrder {
+ public:
+  using Entry = std::pair<FairKey, int32_t>;
+  const std::vector<Entry>& items() const { return items_; }
+  void insert(const FairKey& k, int32_t id) { items_.insert(std::lower_bound(items_.begin(), items_.end(), Entry{k, id}), Entry{k, id}); }
+  void erase(const FairKey& k, int32_t id) { items_.erase(items_.begin() + std::ptrdiff_t(index_of(k, id))); }
+  size_t index_of(const FairKey& k, int32_t id) const {
+    return size_t(std::lower_bound(items_.begin(), items_.end(), Entry{k, id}) - items_.begin());
+  }
+  // Gives the entry at index i the key k and moves it to its place.
+  void rekey(size_t i, const FairKey& k) {
+    const Entry e{k, items_[i].second};
+    auto it = items_.begin() + std::ptrdiff_t(i);
+    if (*it < e) {
+      auto to = std::lower_bound(it + 1, items_.end(), e);
+      std::rotate(it, it + 1, to);
+      *(to - 1) = e;
+    } else {
+      auto to = std::lower_bound(items_.begin(), it, e);
+      std::rotate(to, it, it + 1);
+      *to = e;
+    }
+  }
+
+ private:
+  std::vector<Entry> items_;
+};
+
 // Slots (attempts) held by reduces of jobs whose map phase is not over. On a pool of untyped
 // slots (or containers) such reduces wait for maps that need slots too; schedulers cap them to
 // avoid the deadlock of a pool full of waiting reduces.
