@@ -108,7 +108,6 @@ struct Attempt {
   double updated;
   double speed_at_start;    // the node's effective speed when the attempt launched
   int32_t orig_node;        // speculative attempts: node of the attempt it copies; else -1
-  int32_t node_index;       // position in the node's running list (engine-internal)
 };
 
 enum : uint8_t { kLost = 4 };  // AttemptStatus extension: succeeded, but its map output was lost with its node
@@ -373,7 +372,7 @@ class Sim {
   int32_t n_job_slots_ = 1;  // slots handed out so far (slot 0: jobs not, or no longer, active)
   std::vector<int32_t> job_slot_, free_job_slots_;
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
-  std::vector<uint64_t> scratch_keys_;
+  std::vector<uint64_t> scratch_keys_, scratch_keys2_;
   std::vector<int32_t> scratch_task_of_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 

@@ -376,10 +376,20 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
   for (int64_t t = b; t < e; ++t)
     for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) {
       const auto i = static_cast<uint32_t>(k - rb);
-      keys[i] = (static_cast<uint64_t>(static_cast<uint32_t>(place_of(k))) << 32) | ~i;
+      keys[size_t(n_reps) - 1 - i] = (static_cast<uint64_t>(static_cast<uint32_t>(place_of(k))) << 32) | ~i;
       task_of[i] = static_cast<int32_t>(t);
     }
-  std::sort(keys.begin(), keys.end());
+  // keys are in descending replica order: a stable LSD radix sort on the place bytes finishes
+  // the (place, -replica) order a comparison sort would give, in a few linear passes
+  auto& tmp = scratch_keys2_;
+  tmp.resize(keys.size());
+  for (int shift = 32; shift < 64 && (int64_t(n_places - 1) >> (shift - 32)) > 0; shift += 8) {
+    size_t count[257] = {0};
+    for (const uint64_t key : keys) ++count[((key >> shift) & 0xff) + 1];
+    for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+    for (const uint64_t key : keys) tmp[count[(key >> shift) & 0xff]++] = key;
+    keys.swap(tmp);
+  }
   if (keep_bits) index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
   index.group_of.resize(static_cast<size_t>(n_reps));
   index.tasks.reserve(keys.size());
@@ -624,7 +634,6 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   js.running_attempts[stage]++;
   user_running_[2 * wl_.user[job] + stage]++;
   if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
-  at.node_index = static_cast<int32_t>(node_running_[node].size());
   node_running_[node].push_back(a);
   if (std::isnan(js.start)) js.start = now_;
   used_[2 * node + slot_type] += slots;
@@ -697,11 +706,10 @@ void Sim::release(int64_t a) {
   user_running_[2 * wl_.user[job] + stage]--;
   if (at.speculative) { spec_running_[2 * job + stage]--; --spec_running_total_; }
   auto& list = node_running_[node];
-  const int32_t i = at.node_index;
-  list[i] = list.back();
-  attempts_[list[i]].node_index = i;
+  // a few entries at most: finding it beats keeping positions in the attempts, whose update
+  // would touch another attempt's memory
+  *std::find(list.begin(), list.end(), a) = list.back();
   list.pop_back();
-  at.node_index = -1;
 }
 
 void Sim::kill(int64_t a) {
