@@ -282,9 +282,9 @@ class FairScheduler : public Scheduler {
             delay_.skipped(j);
             continue;
           }
-          delay_.launched(j, sim.locality(t, node));
         }
-        sim.launch(t, node);
+        const int64_t a = sim.launch(t, node);
+        if (type == kMap) delay_.launched(j, Locality(sim.attempt(a).locality));
         // (the pool's demand and runnable count stay as at the heartbeat's start; the engine
         // logged this job, so they are brought up to date at the next heartbeat)
         if (runnable(sim, j, type)) {
