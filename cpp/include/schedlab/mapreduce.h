@@ -233,17 +233,23 @@ class Sim {
   const std::vector<Fault>& faults() const { return faults_; }
 
   // ---- change log, for schedulers that keep job orders across heartbeats ----
-  // After track_job_changes() (call it in init), every job whose JobState or running attempts
-  // changed (submission, a launch, an attempt's end, a re-queued task or lost output) is logged
-  // once until the next drain_changed_jobs(f), which calls f(job) for each and empties the log.
-  void track_job_changes() { changed_flag_.assign(wl_.n_jobs(), 0); track_changes_ = true; }
+  // track_job_changes() (call it in init) opens a log and returns its id: from then on every job
+  // whose JobState or running attempts change (submission, a launch, an attempt's end, a
+  // re-queued task or lost output) is logged there once until drain_changed_jobs(id, f), which
+  // calls f(job) for each and empties that log. Each caller (a scheduler, or one nested in
+  // another) gets its own log.
+  int track_job_changes() {
+    change_logs_.push_back(ChangeLog{std::vector<uint8_t>(wl_.n_jobs(), 0), {}});
+    return static_cast<int>(change_logs_.size()) - 1;
+  }
   template <class F>
-  void drain_changed_jobs(F&& f) {
-    for (size_t i = 0; i < changed_jobs_.size(); ++i) {  // f may not log more, but be safe if it does
-      changed_flag_[changed_jobs_[i]] = 0;
-      f(changed_jobs_[i]);
+  void drain_changed_jobs(int log_id, F&& f) {
+    ChangeLog& log = change_logs_[size_t(log_id)];
+    for (size_t i = 0; i < log.jobs.size(); ++i) {  // (f may log more: they are drained too)
+      log.flag[size_t(log.jobs[i])] = 0;
+      f(log.jobs[i]);
     }
-    changed_jobs_.clear();
+    log.jobs.clear();
   }
 
   // Whether `task` could start on `node` in a slot of `slot_type` now (slot model aware).
@@ -389,12 +395,15 @@ class Sim {
   int64_t remaining_[2] = {0, 0};
   int64_t remaining_ready_reduces_ = 0;
   void count_ready_reduces(int32_t job);  // after a job's completed maps changed
+  struct ChangeLog {
+    std::vector<uint8_t> flag;  // per job: in `jobs`
+    std::vector<int32_t> jobs;
+  };
+  std::vector<ChangeLog> change_logs_;
   void job_changed(int32_t job) {
-    if (track_changes_ && !changed_flag_[job]) { changed_flag_[job] = 1; changed_jobs_.push_back(job); }
+    for (ChangeLog& log : change_logs_)
+      if (!log.flag[size_t(job)]) { log.flag[size_t(job)] = 1; log.jobs.push_back(job); }
   }
-  bool track_changes_ = false;
-  std::vector<uint8_t> changed_flag_;
-  std::vector<int32_t> changed_jobs_;
   int64_t unfinished_jobs_ = 0;
   // job dependencies: children of each job (CSR), unfinished parents, and whether it has arrived
   std::vector<int64_t> child_begin_;

@@ -114,6 +114,7 @@ class DynamicMRScheduler : public Scheduler {
   void init(Sim& sim) override {
     delay_.init(sim, delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval()));
     pools_.init(sim);
+    if (fifo_base_) queue_.init(sim);
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     if (fifo_base_) queue_.add(sim, job);

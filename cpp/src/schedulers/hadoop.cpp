@@ -53,6 +53,7 @@ class FifoScheduler : public Scheduler {
 
   void init(Sim& sim) override {
     admission_.init(sim);
+    queue_.init(sim);
     if (strict_) check_strict_locality(sim, by_deadline_ ? "edf" : "fifo");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
@@ -146,7 +147,7 @@ class FairScheduler : public Scheduler {
       job_counted_[s].assign(n_jobs, 0);
     }
     pool_dirty_.assign(n_pools, 0);
-    sim.track_job_changes();
+    changes_ = sim.track_job_changes();
     if (strict_) check_strict_locality(sim, "fair");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
@@ -241,7 +242,7 @@ class FairScheduler : public Scheduler {
       for (int32_t p = 0; p < pools_.n_pools(); ++p)
         for (int32_t j : pools_.jobs(p)) refresh_job(sim, j);
     }
-    sim.drain_changed_jobs([&](int32_t j) { refresh_job(sim, j); });
+    sim.drain_changed_jobs(changes_, [&](int32_t j) { refresh_job(sim, j); });
     for (int32_t p : dirty_pools_) {
       pool_dirty_[p] = 0;
       for (int s = 0; s < 2; ++s)
@@ -323,6 +324,7 @@ class FairScheduler : public Scheduler {
   std::vector<uint8_t> pool_dirty_;
   std::vector<int32_t> dirty_pools_;
   bool refresh_all_ = false;
+  int changes_ = -1;  // the engine's change log of this scheduler
   bool strict_;
 };
 

@@ -267,12 +267,17 @@ class HadoopJobQueue {
  public:
   explicit HadoopJobQueue(bool by_deadline = false) : by_deadline_(by_deadline) {}
 
+  void init(Sim& sim) {
+    const size_t n = sim.workload().n_jobs();
+    seq_.assign(n, 0);
+    for (int s = 0; s < 2; ++s) { listed_[s].assign(n, 0); ready_[s].clear(); }
+    changes_ = sim.track_job_changes();
+  }
   void add(const Sim& sim, int32_t job) {
+    seq_[size_t(job)] = next_seq_++;
     if (!by_deadline_) { jobs_.push_back(job); return; }
     // keep the queue sorted by (deadline, submit order); jobs without a deadline go last
-    const auto& wl = sim.workload();
-    auto key = [&](int32_t j) { return wl.has_deadline(j) ? wl.deadline[j] : INFINITY; };
-    jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), job, [&](int32_t a, int32_t b) { return key(a) < key(b); }), job);
+    jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), job, [&](int32_t a, int32_t b) { return deadline(sim, a) < deadline(sim, b); }), job);
   }
   void remove(int32_t job) { jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job)); }
   const std::vector<int32_t>& jobs() const { return jobs_; }
@@ -295,11 +300,12 @@ class HadoopJobQueue {
   // (admission control); launch(task) starts the chosen map. Returns the number launched.
   template <class MayRun, class Launch>
   int32_t assign_maps(Sim& sim, int32_t node, int32_t max_maps, bool strict, bool& off_switch, MayRun may_run,
-                      Launch launch) const {
+                      Launch launch) {
+    const auto& ready = with_pending(sim, kMap);
     int32_t launched = 0;
     for (int32_t i = 0; i < max_maps && !off_switch; ++i) {
       bool assigned = false;
-      for (int32_t j : jobs_) {
+      for (int32_t j : ready) {
         if (!may_run(j) || sim.job(j).pending[kMap] == 0) continue;
         if (strict) {  // S-pull: the first job in FIFO order with a map whose block is here
           const int32_t t = sim.find_map(j, node, kNodeLocal);
@@ -320,8 +326,8 @@ class HadoopJobQueue {
   // The reduce the heartbeat's one reduce launch takes: the first job in queue order past
   // slowstart with a pending reduce; -1 if none.
   template <class MayRun>
-  int32_t next_reduce(Sim& sim, MayRun may_run) const {
-    for (int32_t j : jobs_) {
+  int32_t next_reduce(Sim& sim, MayRun may_run) {
+    for (int32_t j : with_pending(sim, kReduce)) {
       if (!may_run(j) || !sim.reduces_allowed(j)) continue;
       const int32_t t = sim.find_reduce(j);
       if (t >= 0) return t;
@@ -330,15 +336,52 @@ class HadoopJobQueue {
   }
 
   // The first job in queue order with a pending map, or -1.
-  int32_t head_map_job(const Sim& sim) const {
-    for (int32_t j : jobs_)
+  int32_t head_map_job(Sim& sim) {
+    for (int32_t j : with_pending(sim, kMap))
       if (sim.job(j).pending[kMap] > 0) return j;
     return -1;
   }
 
  private:
+  static double deadline(const Sim& sim, int32_t j) {
+    return sim.workload().has_deadline(j) ? sim.workload().deadline[j] : INFINITY;
+  }
+  bool before(const Sim& sim, int32_t a, int32_t b) const {
+    if (by_deadline_ && deadline(sim, a) != deadline(sim, b)) return deadline(sim, a) < deadline(sim, b);
+    return seq_[size_t(a)] < seq_[size_t(b)];
+  }
+  // The queue's jobs that have pending tasks of `stage`, in queue order. Scanning the whole
+  // queue skips every other job; this list skips them without a visit, which matters when
+  // thousands of jobs wait only for their last reduces. The engine's change log says which jobs
+  // may have gained pending tasks (submission, a re-queued task); jobs drained of them leave
+  // the list at the next call.
+  const std::vector<int32_t>& with_pending(Sim& sim, int stage) {
+    sim.drain_changed_jobs(changes_, [&](int32_t j) {
+      const JobState& js = sim.job(j);
+      if (!js.submitted || !std::isnan(js.finish)) return;
+      for (int s = 0; s < 2; ++s) {
+        if (js.pending[s] == 0 || listed_[s][size_t(j)]) continue;
+        listed_[s][size_t(j)] = 1;
+        auto& v = ready_[s];
+        v.insert(std::upper_bound(v.begin(), v.end(), j, [&](int32_t a, int32_t b) { return before(sim, a, b); }), j);
+      }
+    });
+    auto& v = ready_[stage];
+    v.erase(std::remove_if(v.begin(), v.end(), [&](int32_t j) {
+              const bool drop = sim.job(j).pending[stage] == 0;
+              if (drop) listed_[stage][size_t(j)] = 0;
+              return drop;
+            }), v.end());
+    return v;
+  }
+
   bool by_deadline_;
   std::vector<int32_t> jobs_;
+  std::vector<uint64_t> seq_;  // per job: order of submission to the queue
+  uint64_t next_seq_ = 0;
+  std::vector<int32_t> ready_[2];
+  std::vector<uint8_t> listed_[2];
+  int changes_ = -1;
 };
 
 // Faults can leave reduces waiting in their copy phase, in every slot a map could use, for map
