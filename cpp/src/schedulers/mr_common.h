@@ -350,28 +350,42 @@ class HadoopJobQueue {
     if (by_deadline_ && deadline(sim, a) != deadline(sim, b)) return deadline(sim, a) < deadline(sim, b);
     return seq_[size_t(a)] < seq_[size_t(b)];
   }
-  // The queue's jobs that have pending tasks of `stage`, in queue order. Scanning the whole
-  // queue skips every other job; this list skips them without a visit, which matters when
-  // thousands of jobs wait only for their last reduces. The engine's change log says which jobs
-  // may have gained pending tasks (submission, a re-queued task); jobs drained of them leave
-  // the list at the next call.
+  // Whether a scan for `stage` may pick job j: it has pending tasks of that stage (reduces: and
+  // its maps have passed slowstart).
+  static bool eligible(const Sim& sim, int32_t j, int stage) {
+    return sim.job(j).pending[stage] > 0 && (stage == kMap || sim.reduces_allowed(j));
+  }
+  // The queue's eligible jobs for `stage`, in queue order (and perhaps some that no longer are,
+  // which the scans skip as before). Scanning the whole queue visits every other job; this list
+  // skips them, which matters when thousands of jobs are active. Eligibility changes only with a
+  // job's state, which the engine's change log reports (submission, a task ending or re-queued,
+  // lost map outputs): such jobs are (re)listed at the next call.
   const std::vector<int32_t>& with_pending(Sim& sim, int stage) {
     sim.drain_changed_jobs(changes_, [&](int32_t j) {
       const JobState& js = sim.job(j);
       if (!js.submitted || !std::isnan(js.finish)) return;
       for (int s = 0; s < 2; ++s) {
-        if (js.pending[s] == 0 || listed_[s][size_t(j)]) continue;
+        if (!eligible(sim, j, s) || listed_[s][size_t(j)]) continue;
         listed_[s][size_t(j)] = 1;
         auto& v = ready_[s];
         v.insert(std::upper_bound(v.begin(), v.end(), j, [&](int32_t a, int32_t b) { return before(sim, a, b); }), j);
       }
     });
+    // drained jobs leave from the front at every call (the scans start there) and from
+    // everywhere once in a while, so a call costs O(1) amortised, not O(list)
     auto& v = ready_[stage];
-    v.erase(std::remove_if(v.begin(), v.end(), [&](int32_t j) {
-              const bool drop = sim.job(j).pending[stage] == 0;
-              if (drop) listed_[stage][size_t(j)] = 0;
-              return drop;
-            }), v.end());
+    auto drained = [&](int32_t j) {
+      const bool drop = !eligible(sim, j, stage);
+      if (drop) listed_[stage][size_t(j)] = 0;
+      return drop;
+    };
+    if (++calls_[stage] % 256 == 0) {
+      v.erase(std::remove_if(v.begin(), v.end(), drained), v.end());
+    } else {
+      auto it = v.begin();
+      while (it != v.end() && drained(*it)) ++it;
+      v.erase(v.begin(), it);
+    }
     return v;
   }
 
@@ -381,6 +395,7 @@ class HadoopJobQueue {
   uint64_t next_seq_ = 0;
   std::vector<int32_t> ready_[2];
   std::vector<uint8_t> listed_[2];
+  uint64_t calls_[2] = {0, 0};
   int changes_ = -1;
 };
 
