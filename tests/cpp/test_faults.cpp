@@ -245,3 +245,39 @@ TEST(Faults, BadFaultListsAreRejected) {
 }
 
 }  // namespace
+
+// The engine's change log: each log gets every changed job once until it is drained, and
+// draining one log leaves the others.
+namespace {
+class LogReader : public Greedy {
+ public:
+  int log_a = -1, log_b = -1;
+  std::vector<std::pair<double, int32_t>> drained_a;  // (time, job) at each heartbeat
+  std::vector<int32_t> drained_b;                      // once, at the end
+  void init(Sim& sim) override {
+    log_a = sim.track_job_changes();
+    log_b = sim.track_job_changes();
+  }
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    sim.drain_changed_jobs(log_a, [&](int32_t j) { drained_a.push_back({sim.now(), j}); });
+    Greedy::on_heartbeat(sim, node);
+  }
+  void finish(Sim& sim, SimResult&) override {
+    sim.drain_changed_jobs(log_b, [&](int32_t j) { drained_b.push_back(j); });
+  }
+};
+}  // namespace
+
+TEST(ChangeLog, EachLogSeesEveryChangedJobOnce) {
+  Cluster c = Cluster::uniform(1, 1, 1, 1);
+  Workload w = one_job({10, 10}, {}, 0, 1);
+  LogReader g;
+  Sim sim(c, w, g, opts(""), 0);
+  sim.run();
+  // heartbeats at 0, 1, 2, ... drain log A before launching: at 0 the submission; at 1 map 0's
+  // launch at 0; at 10 map 0's end (it fires before the heartbeat at 10); at 11 map 1's launch
+  // at 10; map 1 ends the job at 20, after which no heartbeat runs.
+  std::vector<std::pair<double, int32_t>> want = {{0, 0}, {1, 0}, {10, 0}, {11, 0}};
+  EXPECT_EQ(g.drained_a, want);
+  EXPECT_EQ(g.drained_b, std::vector<int32_t>{0});  // many changes, one entry
+}
