@@ -143,8 +143,7 @@ class FairScheduler : public Scheduler {
       job_order_[s].assign(n_pools, KeyedOrder{});
       job_key_[s].assign(n_jobs, FairKey{});
       job_demand_[s].assign(n_jobs, 0);
-      job_runnable_[s].assign(n_jobs, 0);
-      job_counted_[s].assign(n_jobs, 0);
+      job_listed_[s].assign(n_jobs, 0);
     }
     pool_dirty_.assign(n_pools, 0);
     changes_ = sim.track_job_changes();
@@ -229,10 +228,9 @@ class FairScheduler : public Scheduler {
       const bool run = active && runnable(sim, j, s);
       const int64_t demand = run ? sim.job(j).pending[s] + sim.job(j).running[s] : 0;
       pool_demand_[s][p] += demand - job_demand_[s][j];
-      pool_runnable_[s][p] += int32_t(run) - int32_t(job_counted_[s][j]);
-      job_counted_[s][j] = run;
+      pool_runnable_[s][p] += int32_t(run) - int32_t(job_demand_[s][j] > 0);  // runnable <=> demand > 0
       job_demand_[s][j] = demand;
-      set_listed(job_order_[s][p], job_key_[s][j], job_runnable_[s][j], j, run, [&] { return job_key(sim, j, s); });
+      set_listed(job_order_[s][p], job_key_[s][j], job_listed_[s][j], j, run, [&] { return job_key(sim, j, s); });
     }
     mark_pool(p);
   }
@@ -293,7 +291,7 @@ class FairScheduler : public Scheduler {
           jobs.rekey(ji, job_key_[type][j]);
         } else {
           jobs.erase(job_key_[type][j], j);
-          job_runnable_[type][j] = 0;
+          job_listed_[type][j] = 0;
         }
         pool_key_[type][p] = pool_key(sim, p, type);
         pools.rekey(pi, pool_key_[type][p]);
@@ -319,8 +317,7 @@ class FairScheduler : public Scheduler {
   std::vector<KeyedOrder> job_order_[2];
   std::vector<FairKey> job_key_[2];
   std::vector<int64_t> job_demand_[2];
-  std::vector<uint8_t> job_runnable_[2];  // listed in its pool's order (runnable now, as far as we know)
-  std::vector<uint8_t> job_counted_[2];   // counted in its pool's runnable count (runnable at the last refresh)
+  std::vector<uint8_t> job_listed_[2];  // in its pool's order (runnable now, as far as launches tell)
   std::vector<uint8_t> pool_dirty_;
   std::vector<int32_t> dirty_pools_;
   bool refresh_all_ = false;

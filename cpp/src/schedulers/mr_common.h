@@ -301,7 +301,7 @@ class HadoopJobQueue {
   template <class MayRun, class Launch>
   int32_t assign_maps(Sim& sim, int32_t node, int32_t max_maps, bool strict, bool& off_switch, MayRun may_run,
                       Launch launch) {
-    const auto& ready = with_pending(sim, kMap);
+    const auto& ready = eligible_jobs(sim, kMap);
     int32_t launched = 0;
     for (int32_t i = 0; i < max_maps && !off_switch; ++i) {
       bool assigned = false;
@@ -327,7 +327,7 @@ class HadoopJobQueue {
   // slowstart with a pending reduce; -1 if none.
   template <class MayRun>
   int32_t next_reduce(Sim& sim, MayRun may_run) {
-    for (int32_t j : with_pending(sim, kReduce)) {
+    for (int32_t j : eligible_jobs(sim, kReduce)) {
       if (!may_run(j) || !sim.reduces_allowed(j)) continue;
       const int32_t t = sim.find_reduce(j);
       if (t >= 0) return t;
@@ -337,7 +337,7 @@ class HadoopJobQueue {
 
   // The first job in queue order with a pending map, or -1.
   int32_t head_map_job(Sim& sim) {
-    for (int32_t j : with_pending(sim, kMap))
+    for (int32_t j : eligible_jobs(sim, kMap))
       if (sim.job(j).pending[kMap] > 0) return j;
     return -1;
   }
@@ -360,7 +360,7 @@ class HadoopJobQueue {
   // skips them, which matters when thousands of jobs are active. Eligibility changes only with a
   // job's state, which the engine's change log reports (submission, a task ending or re-queued,
   // lost map outputs): such jobs are (re)listed at the next call.
-  const std::vector<int32_t>& with_pending(Sim& sim, int stage) {
+  const std::vector<int32_t>& eligible_jobs(Sim& sim, int stage) {
     sim.drain_changed_jobs(changes_, [&](int32_t j) {
       const JobState& js = sim.job(j);
       if (!js.submitted || !std::isnan(js.finish)) return;
