@@ -268,6 +268,23 @@ class Sim {
       return -1;
     return find_map_anywhere(job, node, max_level);
   }
+  // Whether some active job has a never-launched map with input on `node` (its row of job bits).
+  bool fresh_map_on(int32_t node) const {
+    const uint64_t* row = node_job_bits_.data() + size_t(node) * size_t(job_words_);
+    uint64_t any = 0;
+    for (int32_t w = 0; w < job_words_; ++w) any |= row[w];
+    return any != 0;
+  }
+  // Whether `job` has a never-launched map with input on `rack` (its rack index's bit).
+  bool fresh_map_on_rack(int32_t job, int32_t rack) const {
+    const auto& has = rack_index_[job].has;
+    return !has.empty() && ((has[size_t(rack >> 6)] >> (rack & 63)) & 1);
+  }
+  // Whether every pending map is a never-launched one with replicas, found through the place
+  // indexes only: no map is re-queued and no active job has a map without replicas. Then
+  // find_map(j, node, kNodeLocal) is -1 for every job when !fresh_map_on(node), and
+  // find_map(j, node, kRackLocal) too unless fresh_map_on_rack(j, rack of node).
+  bool maps_found_by_place() const { return requeued_map_entries_ == 0 && unplaced_active_jobs_ == 0; }
   int32_t find_reduce(int32_t job);
   int32_t find_pending(int32_t job, int stage) { return stage == kMap ? find_map(job, 0, kRemote) : find_reduce(job); }
   bool has_local_map(int32_t job, int32_t node, Locality max_level);
@@ -378,6 +395,8 @@ class Sim {
   int32_t n_job_slots_ = 1;  // slots handed out so far (slot 0: jobs not, or no longer, active)
   std::vector<int32_t> job_slot_, free_job_slots_;
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
+  int64_t unplaced_active_jobs_ = 0;    // active jobs with unplaced_maps_
+  int64_t requeued_map_entries_ = 0;    // entries in requeued_[kMap] over all jobs
   std::vector<uint64_t> scratch_keys_, scratch_keys2_;
   std::vector<int32_t> scratch_task_of_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps

@@ -418,6 +418,7 @@ void Sim::build_job_index(int32_t j) {
   uint8_t unplaced = 0;
   for (int64_t t = b; t < e; ++t) unplaced |= rep_begin_[t] == rep_begin_[t + 1];
   unplaced_maps_[j] = unplaced;
+  unplaced_active_jobs_ += unplaced;
   build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
   build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; });
 
@@ -474,6 +475,9 @@ void Sim::free_job_index(int32_t j) {
     node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
   free_job_slots_.push_back(slot);
   job_slot_[j] = 0;
+  unplaced_active_jobs_ -= unplaced_maps_[j];
+  requeued_map_entries_ -= int64_t(requeued_[kMap][j].size());  // (all finished: stale entries)
+  requeued_[kMap][j].clear();
   node_index_[j].clear();
   rack_index_[j].clear();
 }
@@ -543,7 +547,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   auto pending = [&](int32_t t) { return task_state_[t] == kPending; };
   auto& rq = requeued_[kMap][job];
   if (!rq.empty()) {
-    while (!rq.empty() && !pending(rq.front())) rq.erase(rq.begin());
+    while (!rq.empty() && !pending(rq.front())) { rq.erase(rq.begin()); --requeued_map_entries_; }
     for (int32_t t : rq)
       if (pending(t) && (locality(t, node) <= max_level || locality(t, node) == kNoLocality)) return t;
   }
@@ -735,6 +739,7 @@ void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
     total_running_[stage]--;
     total_pending_[stage]++;
     requeued_[stage][job].push_back(task);
+    if (stage == kMap) ++requeued_map_entries_;
     wake_parked_nodes();
   }
 }
@@ -905,6 +910,7 @@ void Sim::detect(int32_t node) {
     js.pending[kMap]++;
     total_pending_[kMap]++;
     requeued_[kMap][job].push_back(task);
+    ++requeued_map_entries_;
   }
   node_map_outputs_[node].clear();
   for (int32_t j : crash_jobs_[node]) {
