@@ -15,6 +15,7 @@
 // resume on their own grid when work arrives: the schedule is unchanged, idle time is free.
 #include "schedlab/mapreduce.h"
 #include "schedlab/speculation.h"
+#include "schedlab/huge_pages.h"
 
 #include <algorithm>
 #include <chrono>
@@ -244,10 +245,10 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     const int32_t need = static_cast<int32_t>(std::ceil(opt_.slowstart * m - 1e-9));
     jobs_[j].slowstart_maps = std::min(m, std::max(need, opt_.slowstart > 0 ? 1 : 0));
   }
-  task_state_.assign(nt, kPending);
-  task_running_attempts_.assign(nt, 0);
-  task_last_attempt_.assign(nt, -1);
-  attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
+  assign_huge(task_state_, nt, uint8_t(kPending));
+  assign_huge(task_running_attempts_, nt, 0);
+  assign_huge(task_last_attempt_, nt, int64_t(-1));
+  reserve_huge(attempts_, nt);  // at least one attempt per task: no regrowth copies in the common case
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -322,8 +323,8 @@ void Sim::place_replicas() {
   for (int32_t i = 0; i < n; ++i) rack_nodes[cluster_.rack[i]].push_back(i);
   Random rng(seed_, 1);
   const int r = std::min(opt_.replication, n);
-  rep_begin_.assign(wl_.n_tasks() + 1, 0);
-  rep_node_.reserve(static_cast<size_t>(r) * wl_.n_tasks());
+  assign_huge(rep_begin_, wl_.n_tasks() + 1, int64_t(0));
+  reserve_huge(rep_node_, static_cast<size_t>(r) * wl_.n_tasks());
   int32_t chosen[1024];
   for (size_t t = 0; t < wl_.n_tasks(); ++t) {
     if (wl_.task_stage[t] == kMap) {
@@ -486,9 +487,20 @@ void Sim::free_job_index(int32_t j) {
 // first: set, the group holds a never-launched task). The group's end moves down past tasks no
 // longer pending, so each is skipped once.
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
-  auto it = std::lower_bound(index.groups.begin(), index.groups.end(), place,
-                             [](const PlaceIndex::Group& g, int32_t p) { return g.place < p; });
-  if (it == index.groups.end() || it->place != place) return -1;
+  // interpolation search: replicas spread over the places, so the group of `place` is near its
+  // proportional position (a probe or two, each a cache miss, where a binary search takes ~10)
+  auto& groups = index.groups;
+  if (groups.empty()) return -1;
+  size_t lo = 0, hi = groups.size() - 1;  // the group, if any, is within [lo, hi]
+  while (lo <= hi && groups[lo].place <= place && place <= groups[hi].place) {
+    const int64_t span = int64_t(groups[hi].place) - groups[lo].place;
+    const size_t mid = span == 0 ? lo : lo + size_t((int64_t(place) - groups[lo].place) * int64_t(hi - lo) / span);
+    if (groups[mid].place == place) { lo = mid; break; }
+    if (groups[mid].place < place) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  if (lo >= groups.size() || groups[lo].place != place) return -1;
+  auto it = groups.begin() + std::ptrdiff_t(lo);
   while (it->end > it->begin && task_state_[index.tasks[size_t(it->end - 1)]] != kPending) --it->end;
   return it->end > it->begin ? index.tasks[size_t(it->end - 1)] : -1;
 }
@@ -1172,16 +1184,16 @@ SimResult Sim::run() {
     ready[j] = jobs_[j].ready;
   }
   const size_t na = attempts_.size();
-  r.att_task.resize(na); r.att_node.resize(na); r.att_start.resize(na); r.att_finish.resize(na);
-  r.att_status.resize(na); r.att_locality.resize(na); r.att_slot.resize(na); r.att_speculative.resize(na);
+  assign_huge(r.att_task, na); assign_huge(r.att_node, na); assign_huge(r.att_start, na); assign_huge(r.att_finish, na);
+  assign_huge(r.att_status, na); assign_huge(r.att_locality, na); assign_huge(r.att_slot, na); assign_huge(r.att_speculative, na);
   auto& slot_type = r.att_extra["slot_type"];
   auto& copy_end = r.att_extra["copy_end"];
   auto& orig_node = r.att_extra["orig_node"];
   auto& speed_at_start = r.att_extra["speed_at_start"];
-  slot_type.resize(na);
-  copy_end.resize(na);
-  orig_node.resize(na);
-  speed_at_start.resize(na);
+  assign_huge(slot_type, na);
+  assign_huge(copy_end, na);
+  assign_huge(orig_node, na);
+  assign_huge(speed_at_start, na);
   for (size_t i = 0; i < na; ++i) {
     const Attempt& at = attempts_[i];
     r.att_task[i] = at.task; r.att_node[i] = at.node; r.att_start[i] = at.start;
