@@ -1183,27 +1183,25 @@ SimResult Sim::run() {
     mf[j] = jobs_[j].map_finish;
     ready[j] = jobs_[j].ready;
   }
+  // one pass over the attempts, each column written once (reserved, not value-initialized first)
   const size_t na = attempts_.size();
-  assign_huge(r.att_task, na); assign_huge(r.att_node, na); assign_huge(r.att_start, na); assign_huge(r.att_finish, na);
-  assign_huge(r.att_status, na); assign_huge(r.att_locality, na); assign_huge(r.att_slot, na); assign_huge(r.att_speculative, na);
   auto& slot_type = r.att_extra["slot_type"];
   auto& copy_end = r.att_extra["copy_end"];
   auto& orig_node = r.att_extra["orig_node"];
   auto& speed_at_start = r.att_extra["speed_at_start"];
-  assign_huge(slot_type, na);
-  assign_huge(copy_end, na);
-  assign_huge(orig_node, na);
-  assign_huge(speed_at_start, na);
-  for (size_t i = 0; i < na; ++i) {
-    const Attempt& at = attempts_[i];
-    r.att_task[i] = at.task; r.att_node[i] = at.node; r.att_start[i] = at.start;
-    r.att_finish[i] = at.status == kRunning ? kNaN : at.finish;
-    r.att_status[i] = at.status; r.att_locality[i] = at.locality; r.att_slot[i] = at.slot_pos;
-    r.att_speculative[i] = at.speculative;
-    slot_type[i] = at.slot_type;
-    copy_end[i] = at.copy_end;
-    orig_node[i] = at.orig_node;
-    speed_at_start[i] = at.speed_at_start;
+  reserve_huge(r.att_task, na); reserve_huge(r.att_node, na); reserve_huge(r.att_start, na); reserve_huge(r.att_finish, na);
+  reserve_huge(r.att_status, na); reserve_huge(r.att_locality, na); reserve_huge(r.att_slot, na);
+  reserve_huge(r.att_speculative, na); reserve_huge(slot_type, na); reserve_huge(copy_end, na); reserve_huge(orig_node, na);
+  reserve_huge(speed_at_start, na);
+  for (const Attempt& at : attempts_) {
+    r.att_task.push_back(at.task); r.att_node.push_back(at.node); r.att_start.push_back(at.start);
+    r.att_finish.push_back(at.status == kRunning ? kNaN : at.finish);
+    r.att_status.push_back(at.status); r.att_locality.push_back(at.locality); r.att_slot.push_back(at.slot_pos);
+    r.att_speculative.push_back(at.speculative);
+    slot_type.push_back(at.slot_type);
+    copy_end.push_back(at.copy_end);
+    orig_node.push_back(at.orig_node);
+    speed_at_start.push_back(at.speed_at_start);
   }
   // the scheduler and speculator report last (they may add counters and series)
   sched_.finish(*this, r);

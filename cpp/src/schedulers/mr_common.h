@@ -138,7 +138,14 @@ class DelayScheduling {
     skipped_list_.clear();
     if (gaps_.size() > std::max<size_t>(4096, 4 * members_.size())) compact();
   }
-  // Step 2: the locality level this job may launch at now.
+  // Step 2: the locality level this job may launch at now. (The same as allowed(job), read
+  // without bringing the wait up to date where it is clearly below the first threshold.)
+  Locality allowed_now(int32_t job) {
+    if (delay_ > 0 && level_[job] == kNodeLocal && member_pos_[job] >= 0 &&
+        waited_[job] + (gap_sum_ - sum_at_sync_[job]) + wait_margin() < delay_)
+      return kNodeLocal;
+    return allowed(job);
+  }
   Locality allowed(int32_t job) {
     if (delay_ <= 0) return kRemote;
     sync(job);
@@ -187,7 +194,7 @@ class DelayScheduling {
   template <class RackHas>
   bool none_may_launch_off_node(RackHas rack_has) const {
     if (delay_ <= 0) return false;
-    const double margin = 4e-16 * double(gaps_ever_ + 1) * (gap_sum_ + 2 * delay_) + 1e-12 * delay_;
+    const double margin = wait_margin();
     for (const int32_t j : members_) {
       const double w = waited_[j] + (gap_sum_ - sum_at_sync_[j]);
       const double lo = w - margin, hi = w + margin;  // the exact wait is within [lo, hi]
@@ -208,6 +215,9 @@ class DelayScheduling {
     skip_all_pending_ = false;
     for (const int32_t j : members_) skipped(j);
   }
+  // Bounds the rounding error of a wait read from the running sum of gaps (gap_sum_ and each
+  // member's sequential sum both carry at most one rounding per gap).
+  double wait_margin() const { return 4e-16 * double(gaps_ever_ + 1) * (gap_sum_ + 2 * delay_) + 1e-12 * delay_; }
   // Adds to a member's wait the gaps recorded since its last sync.
   void sync(int32_t job) {
     if (member_pos_[job] < 0) return;
