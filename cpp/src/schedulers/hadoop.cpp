@@ -295,7 +295,7 @@ class FairScheduler : public Scheduler {
           t = sim.find_reduce(j);
           if (t < 0) continue;
         } else {
-          t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed_now(j));
+          t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
           if (t < 0) {
             delay_.skipped(j);
             continue;

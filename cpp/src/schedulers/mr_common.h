@@ -138,16 +138,13 @@ class DelayScheduling {
     skipped_list_.clear();
     if (gaps_.size() > std::max<size_t>(4096, 4 * members_.size())) compact();
   }
-  // Step 2: the locality level this job may launch at now. (The same as allowed(job), read
-  // without bringing the wait up to date where it is clearly below the first threshold.)
-  Locality allowed_now(int32_t job) {
-    if (delay_ > 0 && level_[job] == kNodeLocal && member_pos_[job] >= 0 &&
-        waited_[job] + (gap_sum_ - sum_at_sync_[job]) + wait_margin() < delay_)
-      return kNodeLocal;
-    return allowed(job);
-  }
+  // Step 2: the locality level this job may launch at now. (A member whose wait, read from the
+  // running sum of gaps, is clearly below the first threshold is answered without its sync.)
   Locality allowed(int32_t job) {
     if (delay_ <= 0) return kRemote;
+    if (level_[job] == kNodeLocal && member_pos_[job] >= 0 &&
+        waited_[job] + (gap_sum_ - sum_at_sync_[job]) + wait_margin() < delay_)
+      return kNodeLocal;
     sync(job);
     const double w = waited_[job];
     switch (level_[job]) {
