@@ -1,6 +1,6 @@
 // Throughput of the MapReduce engine from C++ alone (no Python in the process), for profiling:
 //
-//   build/bench_engine [scheduler=fair] [jobs/s=0.1] [tasks=1000000] [nodes=10000] [repeats=3]
+//   build/ctest/bench_engine [scheduler=fair] [jobs/s=0.1] [tasks=1000000] [nodes=10000] [repeats=3]
 //
 // The workload has the shape of bench/bench_mapreduce.py's synthetic one: jobs of 400 maps and
 // 100 reduces (work exponential, means 40 s and 60 s) from 20 users, Poisson arrivals, on nodes

@@ -38,6 +38,12 @@ def run(label, cluster, workload, scheduler, repeat=1, **options):
     print(f"  simulated {r.end_time:,.0f} s in {best:.2f} s of CPU (best of {repeat}; median {median:.2f} s)")
     print(f"  {r.events:,} events -> {r.events / best / 1e6:.2f} M events/s (median {r.events / median / 1e6:.2f}); "
           f"{workload.n_tasks / best / 1e6:.3f} M tasks/s (per CPU second)")
+    if "fair_map_scans" in r.counters:  # delay scheduling's scans (see README Performance)
+        c = r.counters
+        launched = int((r.tasks["stage"] == "map").sum())
+        print(f"  map scans {c['fair_map_scans']:,.0f}, of which answered without visits "
+              f"{c['fair_map_scans_without_visits']:,.0f}; {c['fair_map_job_visits']:,.0f} job visits "
+              f"({c['fair_map_job_visits'] / max(launched, 1):.1f} per map attempt)")
     print(f"  peak RSS so far: {peak_rss_mb():,.0f} MB")
     return r
 

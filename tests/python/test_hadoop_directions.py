@@ -42,3 +42,32 @@ def test_delay_scheduling_raises_locality():
     off = sl.simulate(cluster, wl, sl.schedulers.get("fair", locality_delay=0), seed=1).summary()
     on = sl.simulate(cluster, wl, sl.schedulers.get("fair", locality_delay=5), seed=1).summary()
     assert on["locality_node"] > off["locality_node"] + 0.1
+
+
+def _light_load():
+    """Jobs of 40 maps on 200 nodes at a low rate: most heartbeats find no job with a map there."""
+    return sl.synthetic.generate(jobs=40, seed=2, rate=0.05, maps=("constant", 40), reduces=("constant", 4),
+                                 map_work=("exponential", 30.0), users=4)
+
+
+def test_fair_answers_empty_map_scans_without_visiting_jobs():
+    cluster = sl.Cluster(nodes=200, racks=5, map_slots=2, reduce_slots=2)
+    c = sl.simulate(cluster, _light_load(), "fair").counters
+    assert 0 < c["fair_map_scans_without_visits"] < c["fair_map_scans"]
+    assert c["fair_map_job_visits"] > 0
+
+
+def test_fair_visits_every_job_where_the_shortcut_cannot_know():
+    cluster = sl.Cluster(nodes=200, racks=5, map_slots=2, reduce_slots=2)
+    wl = _light_load()
+    # delay scheduling off: any job may launch anywhere, so no scan is known empty in advance
+    off = sl.simulate(cluster, wl, sl.schedulers.get("fair", locality_delay=0)).counters
+    assert off["fair_map_scans"] > 0 and off["fair_map_scans_without_visits"] == 0
+    # a map without replicas may run on any node, which the node's job bits cannot tell: every
+    # job's first map has none (a job with one such map turns the shortcut off while it is active)
+    tasks = wl.tasks
+    first = ~tasks["job_id"].duplicated()
+    tasks = tasks.assign(replicas=[[] if f else [int(i % 200), int((i * 7) % 200)] for i, f in enumerate(first)])
+    unplaced = sl.Workload.from_frames(wl.jobs[["job_id", "submit_time", "user"]], tasks[["job_id", "stage", "work", "replicas"]])
+    c = sl.simulate(cluster, unplaced, "fair").counters
+    assert c["fair_map_scans"] > 0 and c["fair_map_scans_without_visits"] == 0

@@ -164,6 +164,14 @@ class FairScheduler : public Scheduler {
     mark_pool(sim.workload().user[job]);
   }
 
+  // Delay scheduling's cost: slots offered to the map scan, scans answered without visiting the
+  // jobs (map_scan_finds_nothing), and jobs visited in the others.
+  void finish(Sim&, SimResult& r) override {
+    r.counters["fair_map_scans"] = double(map_scans_);
+    r.counters["fair_map_scans_without_visits"] = double(map_scans_without_visits_);
+    r.counters["fair_map_job_visits"] = double(map_job_visits_);
+  }
+
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
     refresh_orders(sim);
@@ -182,8 +190,10 @@ class FairScheduler : public Scheduler {
       if (!can[0] && !can[1]) break;
       int type = can[0] ? kMap : kReduce;
       if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
+      if (type == kMap) ++map_scans_;
       if (type == kMap && map_scan_finds_nothing(sim, node)) {
         delay_.skip_all();  // what the scan would do: skip every listed job
+        ++map_scans_without_visits_;
         rejected[kMap] = true;
         continue;
       }
@@ -295,6 +305,7 @@ class FairScheduler : public Scheduler {
           t = sim.find_reduce(j);
           if (t < 0) continue;
         } else {
+          ++map_job_visits_;
           t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
           if (t < 0) {
             delay_.skipped(j);
@@ -343,6 +354,7 @@ class FairScheduler : public Scheduler {
   bool refresh_all_ = false;
   int changes_ = -1;  // the engine's change log of this scheduler
   bool strict_;
+  uint64_t map_scans_ = 0, map_scans_without_visits_ = 0, map_job_visits_ = 0;
 };
 
 // ------------------------------------------------------------------------------------------
