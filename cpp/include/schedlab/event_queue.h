@@ -47,6 +47,8 @@ class EventQueue {
   bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
   size_t size() const { return heap_.size() + (lane_.size() - lane_head_); }
   const Event& top() const { return lane_first() ? lane_[lane_head_] : heap_.front(); }
+  // The heap's first event (not the lane's), or null: a cheap look ahead, e.g. to prefetch.
+  const Event* heap_front() const { return heap_.empty() ? nullptr : &heap_.front(); }
   Event pop() {
     if (lane_first()) return lane_[lane_head_++];
     Event e = heap_.front();

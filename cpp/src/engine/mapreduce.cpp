@@ -1147,8 +1147,9 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
-    // the next event's attempt is usually not in cache: start its load while this one runs
-    if (!events_q_.empty() && events_q_.top().kind == kAttemptEnd) __builtin_prefetch(&attempts_[events_q_.top().b]);
+    // the attempt of the heap's next event is usually not in cache: start its load while this
+    // event runs (heartbeats use the lane, so the heap's front is mostly an attempt's end)
+    if (const Event* next = events_q_.heap_front(); next && next->kind == kAttemptEnd) __builtin_prefetch(&attempts_[next->b]);
     switch (e.kind) {
       case kArrival: {
         // Arrivals are pushed one at a time, so the heap holds O(active) events, not O(jobs).
