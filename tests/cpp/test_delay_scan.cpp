@@ -31,7 +31,8 @@ Workload idle_jobs(int32_t jobs) {
 }
 
 // Drives two DelaySchedulings with the same random history: `lazy` is told of whole-scan skips
-// with skip_all, `eager` gets skipped() for every member. Their waits must agree to the bit.
+// with skip_all, `eager` gets skipped() for every member. Their waits must agree to the bit,
+// also when members enter, leave or launch around a whole-scan skip.
 class TwinDelay : public Scheduler {
  public:
   DelayScheduling lazy, eager;
@@ -140,7 +141,7 @@ TEST(DelayScan, SkipAllGivesTheWaitsOfSkippingEachMember) {
   TwinDelay twin;
   Options o;
   o.heartbeat_interval = 0.37;  // waits that are not exact in binary
-  o.time_limit = 3000;          // ~24,000 heartbeats: the gap list is compacted several times
+  o.time_limit = 3000;          // ~24,000 heartbeats
   Sim sim(c, w, twin, o, 0);
   sim.run();
   EXPECT_GT(twin.compared, 50000);

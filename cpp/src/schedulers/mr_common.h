@@ -100,11 +100,9 @@ class AdmissionControl {
 // Hadoop 1.x Fair Scheduler delay scheduling [seed003 §3.1]. Per job: the level of its last map
 // launch and how long it has been skipped for lack of a local task.
 //
-// Skipping every job at once. A scheduler that scans a fixed set of jobs (enter/leave) can say
-// that a whole scan skipped all of them (skip_all) without visiting each: the heartbeat's wait
-// is then recorded once, in `gaps_`, and added to each member's wait when that wait is next
-// read or changed (sync). The adds are the same, in the same order, as one by one, so the waits
-// (and every decision read from them) are identical to the member-by-member form.
+// Skipping every job at once. A scheduler that scans a known set of jobs (enter/leave) can say
+// that a whole scan skipped all of them (skip_all) without visiting each; at the next heartbeat
+// each member's wait grows by the same delta as if it had been skipped on its own.
 class DelayScheduling {
  public:
   void init(const Sim& sim, double delay) {
@@ -113,8 +111,6 @@ class DelayScheduling {
     waited_.assign(n, 0);
     skipped_.assign(n, 0);
     member_pos_.assign(n, -1);
-    synced_.assign(n, 0);
-    sum_at_sync_.assign(n, 0);
     delay_ = delay;
   }
   // Step 1: at each heartbeat, jobs skipped at the previous one have waited another delta.
@@ -122,30 +118,18 @@ class DelayScheduling {
     const double delta = last_heartbeat_ < 0 ? 0 : sim.now() - last_heartbeat_;
     last_heartbeat_ = sim.now();
     const bool all = skip_all_pending_;
-    if (all) {
-      skip_all_pending_ = false;
-      gaps_.push_back(delta);
-      gap_sum_ += delta;
-      ++gaps_ever_;
-    }
+    skip_all_pending_ = false;
+    if (all)
+      for (const int32_t j : members_) waited_[j] += delta;
     for (int32_t j : skipped_list_) {
       skipped_[j] = 0;
-      if (all && member_pos_[j] >= 0) continue;  // in the gap just recorded
-      sync(j);
-      waited_[j] += delta;
-      sum_at_sync_[j] = gap_sum_;
+      if (!(all && member_pos_[j] >= 0)) waited_[j] += delta;  // (a member got it above)
     }
     skipped_list_.clear();
-    if (gaps_.size() > std::max<size_t>(4096, 4 * members_.size())) compact();
   }
-  // Step 2: the locality level this job may launch at now. (A member whose wait, read from the
-  // running sum of gaps, is clearly below the first threshold is answered without its sync.)
-  Locality allowed(int32_t job) {
+  // Step 2: the locality level this job may launch at now.
+  Locality allowed(int32_t job) const {
     if (delay_ <= 0) return kRemote;
-    if (level_[job] == kNodeLocal && member_pos_[job] >= 0 &&
-        waited_[job] + (gap_sum_ - sum_at_sync_[job]) + wait_margin() < delay_)
-      return kNodeLocal;
-    sync(job);
     const double w = waited_[job];
     switch (level_[job]) {
       case kNodeLocal: return w >= 2 * delay_ ? kRemote : (w >= delay_ ? kRackLocal : kNodeLocal);
@@ -155,28 +139,23 @@ class DelayScheduling {
   }
   // Step 3: a launch resets the wait and records the level; a visit without launch marks a skip.
   void launched(int32_t job, Locality l) {
-    sync(job);
     level_[job] = l == kNoLocality ? kNodeLocal : l;
     waited_[job] = 0;
-    sum_at_sync_[job] = gap_sum_;
   }
   void skipped(int32_t job) {
     if (!skipped_[job]) { skipped_[job] = 1; skipped_list_.push_back(job); }
   }
   double delay() const { return delay_; }
-  double waited(int32_t job) { sync(job); return waited_[job]; }
+  double waited(int32_t job) const { return waited_[job]; }
 
   // The scanned set: a job enters when the scheduler's scan starts visiting it, leaves when not.
   void enter(int32_t job) {
     skip_each_if_pending();
     member_pos_[job] = int32_t(members_.size());
     members_.push_back(job);
-    synced_[job] = gaps_.size();
-    sum_at_sync_[job] = gap_sum_;
   }
   void leave(int32_t job) {
     skip_each_if_pending();
-    sync(job);
     const int32_t pos = member_pos_[job];
     members_[size_t(pos)] = members_.back();
     member_pos_[members_[size_t(pos)]] = pos;
@@ -185,19 +164,12 @@ class DelayScheduling {
   }
   // Whether no member may launch a map on a node that holds none of their fresh maps, on a rack
   // where `rack_has(job)` tells which do: each may go node-local only, or rack-local only
-  // without a fresh map on the rack. Waits are read from the running sum of gaps, with a margin
-  // above its rounding error: a member near a threshold answers false, and the caller scans,
-  // reading exact waits.
+  // without a fresh map on the rack.
   template <class RackHas>
   bool none_may_launch_off_node(RackHas rack_has) const {
-    if (delay_ <= 0) return false;
-    const double margin = wait_margin();
     for (const int32_t j : members_) {
-      const double w = waited_[j] + (gap_sum_ - sum_at_sync_[j]);
-      const double lo = w - margin, hi = w + margin;  // the exact wait is within [lo, hi]
-      if (level_[j] == kNodeLocal && hi < delay_) continue;  // node-local only
-      const bool rack_only = level_[j] == kNodeLocal ? lo >= delay_ && hi < 2 * delay_ : level_[j] == kRackLocal && hi < delay_;
-      if (!rack_only || rack_has(j)) return false;
+      const Locality a = allowed(j);
+      if (a == kRemote || (a == kRackLocal && rack_has(j))) return false;
     }
     return true;
   }
@@ -212,37 +184,14 @@ class DelayScheduling {
     skip_all_pending_ = false;
     for (const int32_t j : members_) skipped(j);
   }
-  // Bounds the rounding error of a wait read from the running sum of gaps (gap_sum_ and each
-  // member's sequential sum both carry at most one rounding per gap).
-  double wait_margin() const { return 4e-16 * double(gaps_ever_ + 1) * (gap_sum_ + 2 * delay_) + 1e-12 * delay_; }
-  // Adds to a member's wait the gaps recorded since its last sync.
-  void sync(int32_t job) {
-    if (member_pos_[job] < 0) return;
-    double w = waited_[job];
-    for (size_t k = synced_[job]; k < gaps_.size(); ++k) w += gaps_[k];
-    waited_[job] = w;
-    synced_[job] = gaps_.size();
-    sum_at_sync_[job] = gap_sum_;
-  }
-  void compact() {
-    for (const int32_t j : members_) sync(j);
-    for (const int32_t j : members_) synced_[j] = 0;
-    gaps_.clear();
-  }
   std::vector<uint8_t> level_;
   std::vector<double> waited_;
   std::vector<uint8_t> skipped_;
   std::vector<int32_t> skipped_list_;
   double delay_ = 0;
   double last_heartbeat_ = -1;
-  // skip_all's bookkeeping
-  std::vector<int32_t> members_;     // the scanned set
+  std::vector<int32_t> members_;     // the scanned set (skip_all)
   std::vector<int32_t> member_pos_;  // per job: its index in members_, or -1
-  std::vector<size_t> synced_;       // per member: gaps_ entries already in its wait
-  std::vector<double> sum_at_sync_;  // per job: gap_sum_ when its wait was last brought up to date
-  std::vector<double> gaps_;         // the waits of heartbeats at which every member was skipped
-  double gap_sum_ = 0;               // of every gap ever recorded (for all_node_local_only)
-  uint64_t gaps_ever_ = 0;
   bool skip_all_pending_ = false;
 };
 
