@@ -30,31 +30,31 @@ Workload idle_jobs(int32_t jobs) {
   return w;
 }
 
-// Drives two DelaySchedulings with the same random history: `lazy` is told of whole-scan skips
-// with skip_all, `eager` gets skipped() for every member. Their waits must agree to the bit,
+// Drives two DelaySchedulings with the same random history: `whole` is told of whole-scan skips
+// with skip_all, `each` gets skipped() for every member. Their waits must agree to the bit,
 // also when members enter, leave or launch around a whole-scan skip.
 class TwinDelay : public Scheduler {
  public:
-  DelayScheduling lazy, eager;
+  DelayScheduling whole, each;
   std::vector<uint8_t> member;
   Random rng{7};
   int64_t compared = 0, whole_scans = 0, shortcut_true = 0;
   double delay = 2.5;
   void init(Sim& sim) override {
-    lazy.init(sim, delay);
-    eager.init(sim, delay);
+    whole.init(sim, delay);
+    each.init(sim, delay);
     member.assign(sim.workload().n_jobs(), 0);
   }
   void on_heartbeat(Sim& sim, int32_t) override {
-    lazy.on_heartbeat(sim);
-    eager.on_heartbeat(sim);
+    whole.on_heartbeat(sim);
+    each.on_heartbeat(sim);
     const int32_t n = int32_t(member.size());
     // membership changes, as at the start of a heartbeat
     for (int k = 0; k < 2; ++k) {
       const int32_t j = int32_t(rng.below(uint64_t(n)));
       if (rng.uniform() < 0.3) {
-        member[j] ? lazy.leave(j) : lazy.enter(j);
-        member[j] ? eager.leave(j) : eager.enter(j);
+        member[j] ? whole.leave(j) : whole.enter(j);
+        member[j] ? each.leave(j) : each.enter(j);
         member[j] ^= 1;
       }
     }
@@ -66,18 +66,18 @@ class TwinDelay : public Scheduler {
         if (member[j]) order.push_back(j);
       if (rng.uniform() < 0.85) {
         ++whole_scans;
-        lazy.skip_all();
-        for (int32_t j : order) eager.skipped(j);
+        whole.skip_all();
+        for (int32_t j : order) each.skipped(j);
       } else {
         const size_t stop = order.empty() ? 0 : size_t(rng.below(order.size()));
-        for (size_t i = 0; i < stop; ++i) { lazy.skipped(order[i]); eager.skipped(order[i]); }
+        for (size_t i = 0; i < stop; ++i) { whole.skipped(order[i]); each.skipped(order[i]); }
         if (stop < order.size()) {
           const Locality l = Locality(rng.below(3));
-          lazy.launched(order[stop], l);
-          eager.launched(order[stop], l);
+          whole.launched(order[stop], l);
+          each.launched(order[stop], l);
           if (rng.uniform() < 0.5) {  // its last map went: it leaves the scan
-            lazy.leave(order[stop]);
-            eager.leave(order[stop]);
+            whole.leave(order[stop]);
+            each.leave(order[stop]);
             member[order[stop]] = 0;
           }
         }
@@ -86,13 +86,13 @@ class TwinDelay : public Scheduler {
     // the shortcut's answer must follow from the exact waits
     std::vector<uint8_t> rack_has(member.size());
     for (auto& r : rack_has) r = rng.uniform() < 0.3;
-    const bool none = lazy.none_may_launch_off_node([&](int32_t j) { return rack_has[j] != 0; });
+    const bool none = whole.none_may_launch_off_node([&](int32_t j) { return rack_has[j] != 0; });
     shortcut_true += none;
     for (int32_t j = 0; j < n; ++j) {
       if (!member[j] && rng.uniform() < 0.8) continue;  // (reading a non-member changes nothing either)
-      ASSERT_EQ(lazy.waited(j), eager.waited(j)) << "job " << j << " at t=" << sim.now();
-      const Locality a = eager.allowed(j);
-      ASSERT_EQ(lazy.allowed(j), a);
+      ASSERT_EQ(whole.waited(j), each.waited(j)) << "job " << j << " at t=" << sim.now();
+      const Locality a = each.allowed(j);
+      ASSERT_EQ(whole.allowed(j), a);
       if (none && member[j]) ASSERT_TRUE(a == kNodeLocal || (a == kRackLocal && !rack_has[j])) << "job " << j;
       ++compared;
     }
