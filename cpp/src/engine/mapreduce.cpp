@@ -570,9 +570,8 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
     if (t >= 0) return t;
   }
   if (max_level >= kRackLocal) {
-    const PlaceIndex& racks = rack_index_[job];
     const int32_t rack = cluster_.rack[node];
-    if (!racks.has.empty() && ((racks.has[size_t(rack >> 6)] >> (rack & 63)) & 1)) {
+    if (fresh_map_on_rack(job, rack)) {
       const int32_t t = take_local(rack_index_[job], rack);
       if (t >= 0) return t;
     }
