@@ -191,8 +191,7 @@ class FairScheduler : public Scheduler {
       int type = can[0] ? kMap : kReduce;
       if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
       if (type == kMap) ++map_scans_;
-      if (type == kMap && map_scan_finds_nothing(sim, node)) {
-        delay_.skip_all();  // what the scan would do: skip every listed job
+      if (type == kMap && skipped_every_job(sim, node)) {
         ++map_scans_without_visits_;
         rejected[kMap] = true;
         continue;
@@ -207,14 +206,24 @@ class FairScheduler : public Scheduler {
     if (total <= 0) return 0;
     return int32_t(std::ceil(slots * std::min(1.0, max_diff_ + demand / total) - 1e-9));
   }
-  // Whether a map scan (assign_one for maps) would visit every listed job and launch nothing,
-  // known without the visits: no job has a fresh map on this node, every pending map is found
-  // through the place indexes, and no job may go beyond node-local yet, or rack-local where it
-  // has a map on this rack. The common heartbeat of a lightly loaded cluster.
-  bool map_scan_finds_nothing(const Sim& sim, int32_t node) const {
+  // A map scan (assign_one for maps) that would visit every listed job and launch nothing, done
+  // without its per-job lookups: when no job has a fresh map on this node, every pending map is
+  // found through the place indexes, and no job may go beyond node-local yet (or rack-local where
+  // it has a map on this rack), every job is marked skipped as the scan would and true returned.
+  // The common heartbeat of a lightly loaded cluster.
+  bool skipped_every_job(const Sim& sim, int32_t node) {
     if (sim.fresh_map_on(node) || !sim.maps_found_by_place()) return false;
     const int32_t rack = sim.cluster().rack[node];
-    return strict_ || delay_.none_may_launch_off_node([&](int32_t j) { return sim.fresh_map_on_rack(j, rack); });
+    const auto& pools = pool_order_[kMap].items();
+    if (!strict_)
+      for (const auto& pool : pools)
+        for (const auto& [key, j] : job_order_[kMap][pool.second].items()) {
+          const Locality a = delay_.allowed(j);
+          if (a == kRemote || (a == kRackLocal && sim.fresh_map_on_rack(j, rack))) return false;
+        }
+    for (const auto& pool : pools)
+      for (const auto& [key, j] : job_order_[kMap][pool.second].items()) delay_.skipped(j);
+    return true;
   }
   bool runnable(const Sim& sim, int32_t j, int type) const {
     if (!admission_.may_run(j, type) || sim.job(j).pending[type] == 0) return false;
@@ -254,12 +263,7 @@ class FairScheduler : public Scheduler {
       pool_demand_[s][p] += demand - job_demand_[s][j];
       pool_runnable_[s][p] += int32_t(run) - int32_t(job_demand_[s][j] > 0);  // runnable <=> demand > 0
       job_demand_[s][j] = demand;
-      const bool was_listed = job_listed_[s][j];
       set_listed(job_order_[s][p], job_key_[s][j], job_listed_[s][j], j, run, [&] { return job_key(sim, j, s); });
-      if (s == kMap && was_listed != run) {
-        if (run) delay_.enter(j);
-        else delay_.leave(j);
-      }
     }
     mark_pool(p);
   }
@@ -322,7 +326,6 @@ class FairScheduler : public Scheduler {
         } else {
           jobs.erase(job_key_[type][j], j);
           job_listed_[type][j] = 0;
-          if (type == kMap) delay_.leave(j);
         }
         pool_key_[type][p] = pool_key(sim, p, type);
         pools.rekey(pi, pool_key_[type][p]);

@@ -99,10 +99,6 @@ class AdmissionControl {
 
 // Hadoop 1.x Fair Scheduler delay scheduling [seed003 §3.1]. Per job: the level of its last map
 // launch and how long it has been skipped for lack of a local task.
-//
-// Skipping every job at once. A scheduler that scans a known set of jobs (enter/leave) can say
-// that a whole scan skipped all of them (skip_all) without visiting each; at the next heartbeat
-// each member's wait grows by the same delta as if it had been skipped on its own.
 class DelayScheduling {
  public:
   void init(const Sim& sim, double delay) {
@@ -110,20 +106,14 @@ class DelayScheduling {
     level_.assign(n, kNodeLocal);
     waited_.assign(n, 0);
     skipped_.assign(n, 0);
-    member_pos_.assign(n, -1);
     delay_ = delay;
   }
   // Step 1: at each heartbeat, jobs skipped at the previous one have waited another delta.
   void on_heartbeat(const Sim& sim) {
     const double delta = last_heartbeat_ < 0 ? 0 : sim.now() - last_heartbeat_;
     last_heartbeat_ = sim.now();
-    const bool all = skip_all_pending_;
-    skip_all_pending_ = false;
-    if (all)
-      for (const int32_t j : members_) waited_[j] += delta;
     for (int32_t j : skipped_list_) {
-      skipped_[j] = 0;
-      if (!(all && member_pos_[j] >= 0)) waited_[j] += delta;  // (a member got it above)
+      if (skipped_[j]) { waited_[j] += delta; skipped_[j] = 0; }
     }
     skipped_list_.clear();
   }
@@ -146,53 +136,14 @@ class DelayScheduling {
     if (!skipped_[job]) { skipped_[job] = 1; skipped_list_.push_back(job); }
   }
   double delay() const { return delay_; }
-  double waited(int32_t job) const { return waited_[job]; }
-
-  // The scanned set: a job enters when the scheduler's scan starts visiting it, leaves when not.
-  void enter(int32_t job) {
-    skip_each_if_pending();
-    member_pos_[job] = int32_t(members_.size());
-    members_.push_back(job);
-  }
-  void leave(int32_t job) {
-    skip_each_if_pending();
-    const int32_t pos = member_pos_[job];
-    members_[size_t(pos)] = members_.back();
-    member_pos_[members_[size_t(pos)]] = pos;
-    members_.pop_back();
-    member_pos_[job] = -1;
-  }
-  // Whether no member may launch a map on a node that holds none of their fresh maps, on a rack
-  // where `rack_has(job)` tells which do: each may go node-local only, or rack-local only
-  // without a fresh map on the rack.
-  template <class RackHas>
-  bool none_may_launch_off_node(RackHas rack_has) const {
-    for (const int32_t j : members_) {
-      const Locality a = allowed(j);
-      if (a == kRemote || (a == kRackLocal && rack_has(j))) return false;
-    }
-    return true;
-  }
-  // A scan of the current members skipped every one of them at this heartbeat.
-  void skip_all() { skip_all_pending_ = true; }
 
  private:
-  // The set is changing after a skip_all at this heartbeat: the skip goes to each member it
-  // covered, one by one (schedulers that stop scanning after a whole-scan skip never get here).
-  void skip_each_if_pending() {
-    if (!skip_all_pending_) return;
-    skip_all_pending_ = false;
-    for (const int32_t j : members_) skipped(j);
-  }
   std::vector<uint8_t> level_;
   std::vector<double> waited_;
   std::vector<uint8_t> skipped_;
   std::vector<int32_t> skipped_list_;
   double delay_ = 0;
   double last_heartbeat_ = -1;
-  std::vector<int32_t> members_;     // the scanned set (skip_all)
-  std::vector<int32_t> member_pos_;  // per job: its index in members_, or -1
-  bool skip_all_pending_ = false;
 };
 
 // Hadoop's FairShareComparator: needy schedulables (running < min(minShare, demand)) first by
