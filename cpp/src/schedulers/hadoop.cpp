@@ -208,21 +208,15 @@ class FairScheduler : public Scheduler {
   }
   // A map scan (assign_one for maps) that would visit every listed job and launch nothing, done
   // without its per-job lookups: when no job has a fresh map on this node, every pending map is
-  // found through the place indexes, and no job may go beyond node-local yet (or rack-local where
-  // it has a map on this rack), every job is marked skipped as the scan would and true returned.
-  // The common heartbeat of a lightly loaded cluster.
+  // found through the place indexes, and no listed job may go beyond node-local yet (or
+  // rack-local where it has a map on this rack), every listed job is marked skipped as the scan
+  // would, at once, and true returned. The common heartbeat of a lightly loaded cluster.
   bool skipped_every_job(const Sim& sim, int32_t node) {
     if (sim.fresh_map_on(node) || !sim.maps_found_by_place()) return false;
     const int32_t rack = sim.cluster().rack[node];
-    const auto& pools = pool_order_[kMap].items();
-    if (!strict_)
-      for (const auto& pool : pools)
-        for (const auto& [key, j] : job_order_[kMap][pool.second].items()) {
-          const Locality a = delay_.allowed(j);
-          if (a == kRemote || (a == kRackLocal && sim.fresh_map_on_rack(j, rack))) return false;
-        }
-    for (const auto& pool : pools)
-      for (const auto& [key, j] : job_order_[kMap][pool.second].items()) delay_.skipped(j);
+    if (!strict_ && delay_.listed_may_go_beyond_node([&](int32_t j) { return sim.fresh_map_on_rack(j, rack); }))
+      return false;
+    delay_.skip_listed();
     return true;
   }
   bool runnable(const Sim& sim, int32_t j, int type) const {
@@ -264,6 +258,7 @@ class FairScheduler : public Scheduler {
       pool_runnable_[s][p] += int32_t(run) - int32_t(job_demand_[s][j] > 0);  // runnable <=> demand > 0
       job_demand_[s][j] = demand;
       set_listed(job_order_[s][p], job_key_[s][j], job_listed_[s][j], j, run, [&] { return job_key(sim, j, s); });
+      if (s == kMap) delay_.list(j, run);  // delay scheduling follows who the map scans visit
     }
     mark_pool(p);
   }
@@ -326,6 +321,7 @@ class FairScheduler : public Scheduler {
         } else {
           jobs.erase(job_key_[type][j], j);
           job_listed_[type][j] = 0;
+          if (type == kMap) delay_.list(j, false);
         }
         pool_key_[type][p] = pool_key(sim, p, type);
         pools.rekey(pi, pool_key_[type][p]);

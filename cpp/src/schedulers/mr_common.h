@@ -98,29 +98,48 @@ class AdmissionControl {
 };
 
 // Hadoop 1.x Fair Scheduler delay scheduling [seed003 §3.1]. Per job: the level of its last map
-// launch and how long it has been skipped for lack of a local task.
+// launch and how long it has been skipped for lack of a local task. Waits are integer
+// nanoseconds (Hadoop's are integer milliseconds): a job skipped at heartbeat after heartbeat
+// has waited exactly the time between the first and the last.
+//
+// A scheduler whose map scan visits a list of jobs (fair's map orders) may keep this class told
+// of who is on that list (list()); then a scan that would skip every listed job is marked at
+// once (skip_listed()) and the listed jobs' waits grow together, through one shared clock, so
+// the lightly loaded cluster's common heartbeat costs O(1) instead of O(listed jobs).
 class DelayScheduling {
  public:
+  using Ticks = int64_t;
+  static Ticks ticks(double seconds) { return std::llround(seconds * 1e9); }
   void init(const Sim& sim, double delay) {
     const size_t n = sim.workload().n_jobs();
     level_.assign(n, kNodeLocal);
-    waited_.assign(n, 0);
+    wait_.assign(n, 0);
     skipped_.assign(n, 0);
-    delay_ = delay;
+    listed_.assign(n, 0);
+    listed_pos_.assign(n, -1);
+    in_beyond_.assign(n, 0);
+    delay_ = ticks(delay);
   }
   // Step 1: at each heartbeat, jobs skipped at the previous one have waited another delta.
   void on_heartbeat(const Sim& sim) {
-    const double delta = last_heartbeat_ < 0 ? 0 : sim.now() - last_heartbeat_;
-    last_heartbeat_ = sim.now();
+    const Ticks now = ticks(sim.now());
+    const Ticks delta = last_heartbeat_ < 0 ? 0 : now - last_heartbeat_;
+    last_heartbeat_ = now;
+    const bool all_listed = listed_skipped_;
+    if (all_listed) shared_ += delta;  // every listed job was skipped: each has waited delta more
+    listed_skipped_ = false;
     for (int32_t j : skipped_list_) {
-      if (skipped_[j]) { waited_[j] += delta; skipped_[j] = 0; }
+      skipped_[j] = 0;
+      if (all_listed && listed_[j]) continue;  // (counted once, through the shared clock)
+      wait_[j] += listed_[j] ? -delta : delta;
+      watch(j);
     }
     skipped_list_.clear();
   }
   // Step 2: the locality level this job may launch at now.
   Locality allowed(int32_t job) const {
     if (delay_ <= 0) return kRemote;
-    const double w = waited_[job];
+    const Ticks w = waited(job);
     switch (level_[job]) {
       case kNodeLocal: return w >= 2 * delay_ ? kRemote : (w >= delay_ ? kRackLocal : kNodeLocal);
       case kRackLocal: return w >= delay_ ? kRemote : kRackLocal;
@@ -130,20 +149,90 @@ class DelayScheduling {
   // Step 3: a launch resets the wait and records the level; a visit without launch marks a skip.
   void launched(int32_t job, Locality l) {
     level_[job] = l == kNoLocality ? kNodeLocal : l;
-    waited_[job] = 0;
+    wait_[job] = listed_[job] ? shared_ : 0;
+    watch(job);
   }
   void skipped(int32_t job) {
     if (!skipped_[job]) { skipped_[job] = 1; skipped_list_.push_back(job); }
   }
-  double delay() const { return delay_; }
+  // How long `job` has waited since its last launch, counted as above.
+  Ticks waited(int32_t job) const { return listed_[job] ? shared_ - wait_[job] : wait_[job]; }
+
+  // ---- the listed jobs (optional) ----
+  // `job` joins or leaves the list. The list may not change between skip_listed() and the next
+  // on_heartbeat(): that heartbeat's wait is owed to the jobs listed at the skip.
+  void list(int32_t job, bool on) {
+    if (bool(listed_[job]) == on) return;
+    if (listed_skipped_) throw std::logic_error("DelayScheduling: the listed jobs changed after skip_listed()");
+    wait_[job] = shared_ - wait_[job];  // a listed job's wait is shared_ - wait_[job]
+    listed_[job] = on;
+    if (on) {
+      listed_pos_[job] = int32_t(listed_jobs_.size());
+      listed_jobs_.push_back(job);
+    } else {
+      const int32_t last = listed_jobs_.back();
+      listed_jobs_[size_t(listed_pos_[job])] = last;
+      listed_pos_[last] = listed_pos_[job];
+      listed_jobs_.pop_back();
+    }
+    watch(job);
+  }
+  // skipped(j) for every listed job.
+  void skip_listed() { listed_skipped_ = true; }
+  // Whether some listed job may launch beyond node-local here: one allowed to go anywhere, or
+  // one allowed to go rack-local for which on_rack(job) (it has a map on this rack) holds.
+  template <class OnRack>
+  bool listed_may_go_beyond_node(OnRack on_rack) {
+    if (listed_jobs_.empty()) return false;
+    if (delay_ <= 0) return true;
+    if (shared_ >= next_cross_) rescan();
+    for (size_t i = 0; i < beyond_.size();) {
+      const int32_t j = beyond_[i];
+      const Locality a = listed_[j] ? allowed(j) : kNodeLocal;
+      if (a == kRemote || (a == kRackLocal && on_rack(j))) return true;
+      if (a == kNodeLocal) {  // left the list, or launched node-local since
+        in_beyond_[j] = 0;
+        beyond_[i] = beyond_.back();
+        beyond_.pop_back();
+        continue;
+      }
+      ++i;
+    }
+    return false;
+  }
 
  private:
+  bool beyond_node(int32_t job) const { return level_[job] != kNodeLocal || waited(job) >= delay_; }
+  // Listed jobs allowed beyond node-local are kept in beyond_; for the others, next_cross_ is a
+  // lower bound on the shared clock at which the first of them will have waited the delay
+  // (waits of listed jobs grow only with the shared clock, or at on_heartbeat, which watches).
+  void watch(int32_t job) {
+    if (!listed_[job]) return;
+    if (!beyond_node(job)) {
+      next_cross_ = std::min(next_cross_, wait_[job] + delay_);
+    } else if (!in_beyond_[job]) {
+      in_beyond_[job] = 1;
+      beyond_.push_back(job);
+    }
+  }
+  void rescan() {
+    next_cross_ = std::numeric_limits<Ticks>::max();
+    for (int32_t j : listed_jobs_) watch(j);
+  }
+
   std::vector<uint8_t> level_;
-  std::vector<double> waited_;
+  std::vector<Ticks> wait_;  // unlisted job: its wait; listed job: shared_ at which its wait was 0
   std::vector<uint8_t> skipped_;
   std::vector<int32_t> skipped_list_;
-  double delay_ = 0;
-  double last_heartbeat_ = -1;
+  std::vector<uint8_t> listed_;
+  std::vector<int32_t> listed_jobs_, listed_pos_;
+  Ticks shared_ = 0;              // the listed jobs' clock: grows by the heartbeat deltas they all waited
+  bool listed_skipped_ = false;   // skip_listed() since the last on_heartbeat()
+  std::vector<int32_t> beyond_;
+  std::vector<uint8_t> in_beyond_;
+  Ticks next_cross_ = std::numeric_limits<Ticks>::max();
+  Ticks delay_ = 0;
+  Ticks last_heartbeat_ = -1;
 };
 
 // Hadoop's FairShareComparator: needy schedulables (running < min(minShare, demand)) first by
