@@ -133,6 +133,7 @@ class Sim;
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
+  // How the engine accounts this scheduler's slots; read once, when the simulation is set up.
   virtual SlotModel slot_model() const { return SlotModel::Typed; }
   virtual void init(Sim&) {}
   virtual void on_job_submitted(Sim&, int32_t /*job*/) {}
@@ -200,7 +201,15 @@ class Sim {
   int32_t map_capacity(int32_t node) const { return cap_[2 * node]; }
   int32_t reduce_capacity(int32_t node) const { return cap_[2 * node + 1]; }
   int32_t running_on(int32_t node, int slot_type) const { return used_[2 * node + slot_type]; }
-  int32_t free_slots(int32_t node, int slot_type) const;   // depends on the slot model
+  int32_t free_slots(int32_t node, int slot_type) const {  // depends on the slot model
+    if (down_[node]) return 0;  // a down node offers nothing
+    switch (slot_model_) {
+      case SlotModel::Typed: return cap_[2 * node + slot_type] - used_[2 * node + slot_type];
+      case SlotModel::Pooled: return cap_[2 * node] + cap_[2 * node + 1] - used_[2 * node] - used_[2 * node + 1];
+      case SlotModel::Containers: return free_vcores_[node] > 1e-9 && free_mem_[node] > 1e-9 ? 1 : 0;
+    }
+    return 0;
+  }
   double free_vcores(int32_t node) const { return free_vcores_[node]; }
   double free_memory(int32_t node) const { return free_mem_[node]; }
   int32_t total_map_slots() const { return total_cap_[0]; }
@@ -337,6 +346,7 @@ class Sim {
   std::unique_ptr<Workload> own_wl_;  // DAG workloads: a copy whose submit_time becomes the ready time
   const Workload& wl_;
   Scheduler& sched_;
+  SlotModel slot_model_;  // the scheduler's
   Options opt_;
   uint64_t seed_;
   EventQueue events_q_;

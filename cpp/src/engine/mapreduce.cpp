@@ -225,6 +225,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
       own_wl_(workload.has_dependencies() ? std::make_unique<Workload>(workload) : nullptr),
       wl_(own_wl_ ? *own_wl_ : workload),
       sched_(scheduler),
+      slot_model_(scheduler.slot_model()),
       opt_(options),
       seed_(seed),
       sched_rng_(seed, 2) {
@@ -538,19 +539,9 @@ void Sim::count_ready_reduces(int32_t job) {
   js.reduces_counted = allowed;
 }
 
-int32_t Sim::free_slots(int32_t node, int slot_type) const {
-  if (down_[node]) return 0;  // a down node offers nothing
-  switch (sched_.slot_model()) {
-    case SlotModel::Typed: return cap_[2 * node + slot_type] - used_[2 * node + slot_type];
-    case SlotModel::Pooled: return cap_[2 * node] + cap_[2 * node + 1] - used_[2 * node] - used_[2 * node + 1];
-    case SlotModel::Containers: return free_vcores_[node] > 1e-9 && free_mem_[node] > 1e-9 ? 1 : 0;
-  }
-  return 0;
-}
-
 bool Sim::fits(int32_t task, int32_t node, int slot_type) const {
   if (down_[node]) return false;
-  if (sched_.slot_model() == SlotModel::Containers)
+  if (slot_model_ == SlotModel::Containers)
     return wl_.vcores[task] <= free_vcores_[node] + 1e-9 && wl_.memory[task] <= free_mem_[node] + 1e-9;
   return free_slots(node, slot_type) > 0;
 }
@@ -612,7 +603,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (down_[node]) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
   if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
   if (slots != 1) {
-    if (slots < 1 || slots > 255 || sched_.slot_model() != SlotModel::Typed) throw std::logic_error("launch: slots must be 1, or 2..255 on typed slots");
+    if (slots < 1 || slots > 255 || slot_model_ != SlotModel::Typed) throw std::logic_error("launch: slots must be 1, or 2..255 on typed slots");
     if (free_slots(node, slot_type) < slots) throw std::logic_error("launch: node " + std::to_string(node) + " has fewer than " + std::to_string(slots) + " free slots of that type");
   }
 
@@ -652,7 +643,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   node_running_[node].push_back(a);
   if (std::isnan(js.start)) js.start = now_;
   used_[2 * node + slot_type] += slots;
-  if (sched_.slot_model() == SlotModel::Containers) {
+  if (slot_model_ == SlotModel::Containers) {
     free_vcores_[node] -= wl_.vcores[task];
     free_mem_[node] -= wl_.memory[task];
   }
@@ -708,7 +699,7 @@ void Sim::release(int64_t a) {
   Attempt& at = attempts_[a];
   const int32_t node = at.node, task = at.task;
   used_[2 * node + at.slot_type] -= at.slots;
-  if (sched_.slot_model() == SlotModel::Containers) {
+  if (slot_model_ == SlotModel::Containers) {
     free_vcores_[node] += wl_.vcores[task];
     free_mem_[node] += wl_.memory[task];
   }
@@ -1212,7 +1203,7 @@ SimResult Sim::run() {
   r.counters["heartbeats"] = double(heartbeats_);
   r.counters["out_of_band_heartbeats"] = double(oob_heartbeats_);
   r.counters["heartbeat_interval"] = hb_interval_;
-  r.counters["slot_model"] = double(static_cast<int>(sched_.slot_model()));  // 0 typed, 1 pooled, 2 containers
+  r.counters["slot_model"] = double(static_cast<int>(slot_model_));  // 0 typed, 1 pooled, 2 containers
   if (opt_.measure_overhead) {
     r.counters["scheduler_seconds"] = double(sched_ns_) * 1e-9;
     r.counters["scheduler_calls"] = double(sched_calls_);

@@ -175,18 +175,24 @@ class FairScheduler : public Scheduler {
   void on_heartbeat(Sim& sim, int32_t node) override {
     delay_.on_heartbeat(sim);
     refresh_orders(sim);
-    const double demand_maps = double(sim.total_pending(kMap) + sim.total_running(kMap));
-    const double demand_reduces = double(sim.total_pending(kReduce) + sim.total_running(kReduce));
-    const int32_t cap[2] = {load_cap(sim.map_capacity(node), demand_maps, sim.total_map_slots()),
-                            load_cap(sim.reduce_capacity(node), demand_reduces, sim.total_reduce_slots())};
+    // CapBasedLoadManager's cap of each type, from the demand at the heartbeat's start (computed
+    // when first needed: a node without a free slot of a type never needs it)
+    int32_t cap[2] = {-1, -1};
+    auto cap_of = [&](int s) {
+      if (cap[s] < 0)
+        cap[s] = load_cap(s == kMap ? sim.map_capacity(node) : sim.reduce_capacity(node),
+                          double(sim.total_pending(s) + sim.total_running(s)),
+                          s == kMap ? sim.total_map_slots() : sim.total_reduce_slots());
+      return cap[s];
+    };
     int32_t assigned[2] = {0, 0};
     bool rejected[2] = {false, false};
     for (;;) {
       bool can[2];
       // (with no pending task of a type anywhere, assign_one would visit no job: skip it)
       for (int s = 0; s < 2; ++s)
-        can[s] = !rejected[s] && sim.total_pending(s) > 0 && sim.running_on(node, s) < cap[s] &&
-                 sim.free_slots(node, s) > 0 && (assign_multiple_ || assigned[s] == 0);
+        can[s] = !rejected[s] && sim.total_pending(s) > 0 && sim.free_slots(node, s) > 0 &&
+                 (assign_multiple_ || assigned[s] == 0) && sim.running_on(node, s) < cap_of(s);
       if (!can[0] && !can[1]) break;
       int type = can[0] ? kMap : kReduce;
       if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
