@@ -128,13 +128,19 @@ class DelayScheduling {
     const bool all_listed = listed_skipped_;
     if (all_listed) shared_ += delta;  // every listed job was skipped: each has waited delta more
     listed_skipped_ = false;
+    bool listed_waited = false;
     for (int32_t j : skipped_list_) {
       skipped_[j] = 0;
-      if (all_listed && listed_[j]) continue;  // (counted once, through the shared clock)
-      wait_[j] += listed_[j] ? -delta : delta;
-      watch(j);
+      if (!listed_[j]) {
+        wait_[j] += delta;
+      } else if (!all_listed) {  // (else counted once, through the shared clock)
+        wait_[j] -= delta;
+        listed_waited = true;
+      }
     }
     skipped_list_.clear();
+    // those listed jobs will reach the delay delta sooner: so may the first of them
+    if (listed_waited && next_cross_ != kNever) next_cross_ -= delta;
   }
   // Step 2: the locality level this job may launch at now.
   Locality allowed(int32_t job) const {
@@ -205,7 +211,8 @@ class DelayScheduling {
   bool beyond_node(int32_t job) const { return level_[job] != kNodeLocal || waited(job) >= delay_; }
   // Listed jobs allowed beyond node-local are kept in beyond_; for the others, next_cross_ is a
   // lower bound on the shared clock at which the first of them will have waited the delay
-  // (waits of listed jobs grow only with the shared clock, or at on_heartbeat, which watches).
+  // (waits of listed jobs grow with the shared clock, or by a delta at on_heartbeat, which
+  // lowers the bound by as much).
   void watch(int32_t job) {
     if (!listed_[job]) return;
     if (!beyond_node(job)) {
@@ -216,7 +223,7 @@ class DelayScheduling {
     }
   }
   void rescan() {
-    next_cross_ = std::numeric_limits<Ticks>::max();
+    next_cross_ = kNever;
     for (int32_t j : listed_jobs_) watch(j);
   }
 
@@ -230,7 +237,8 @@ class DelayScheduling {
   bool listed_skipped_ = false;   // skip_listed() since the last on_heartbeat()
   std::vector<int32_t> beyond_;
   std::vector<uint8_t> in_beyond_;
-  Ticks next_cross_ = std::numeric_limits<Ticks>::max();
+  static constexpr Ticks kNever = std::numeric_limits<Ticks>::max();
+  Ticks next_cross_ = kNever;
   Ticks delay_ = 0;
   Ticks last_heartbeat_ = -1;
 };
