@@ -105,14 +105,16 @@ class TwinDelay : public Scheduler {
   double delay_;
 };
 
-void run_twin(TwinDelay& twin, double heartbeat) {
-  const Cluster c = Cluster::uniform(3, 1, 1, 1);
-  const Workload w = idle_jobs(12);
+// Runs `s` over `jobs` idle jobs on `nodes` nodes (one rack) that heartbeat every `heartbeat`
+// seconds until `time_limit`.
+void run_idle(Scheduler& s, int32_t jobs, int32_t nodes, double heartbeat, double time_limit) {
+  const Cluster c = Cluster::uniform(nodes, 1, 1, 1);
+  const Workload w = idle_jobs(jobs);
   Options o;
   o.heartbeat_interval = heartbeat;
-  o.time_limit = 3000;
+  o.time_limit = time_limit;
   o.stall_limit = 0;
-  Sim sim(c, w, twin, o, 0);
+  Sim sim(c, w, s, o, 0);
   sim.run();
 }
 
@@ -120,7 +122,7 @@ void run_twin(TwinDelay& twin, double heartbeat) {
 
 TEST(DelayScheduling, ListedFormKeepsThePlainFormsWaitsAndAnswers) {
   TwinDelay twin(2.5);
-  run_twin(twin, 0.37);  // heartbeat times that are not exact in binary; ~24,000 heartbeats
+  run_idle(twin, 12, 3, 0.37, 3000);  // heartbeat times not exact in binary; ~24,000 heartbeats
   EXPECT_GT(twin.compared, 200000);
   EXPECT_GT(twin.whole_skips, 5000);
   EXPECT_GT(twin.may_go_beyond, 1000);  // both answers were checked many times
@@ -129,7 +131,7 @@ TEST(DelayScheduling, ListedFormKeepsThePlainFormsWaitsAndAnswers) {
 
 TEST(DelayScheduling, ListedFormWithTheDelayOff) {
   TwinDelay twin(0.0);  // every job may go anywhere at once
-  run_twin(twin, 0.5);
+  run_idle(twin, 12, 3, 0.5, 3000);
   EXPECT_GT(twin.compared, 100000);
   EXPECT_GT(twin.may_go_beyond, 1000);
 }
@@ -148,14 +150,7 @@ TEST(DelayScheduling, WaitsReachTheDelayExactly) {
       d.skipped(0);
     }
   } s;
-  const Cluster c = Cluster::uniform(1, 1, 1, 1);
-  const Workload w = idle_jobs(1);
-  Options o;
-  o.heartbeat_interval = 0.1;
-  o.time_limit = 2.05;
-  o.stall_limit = 0;
-  Sim sim(c, w, s, o, 0);
-  sim.run();
+  run_idle(s, 1, 1, 0.1, 2.05);
   ASSERT_EQ(s.seen.size(), 21u);
   EXPECT_EQ(s.seen[9], kNodeLocal);    // waited 0.9 s
   EXPECT_EQ(s.seen[10], kRackLocal);   // 1 s: the delay
@@ -179,13 +174,6 @@ TEST(DelayScheduling, TheListMayNotChangeAfterAWholeSkip) {
       }
     }
   } s;
-  const Cluster c = Cluster::uniform(1, 1, 1, 1);
-  const Workload w = idle_jobs(1);
-  Options o;
-  o.heartbeat_interval = 1;
-  o.time_limit = 0.5;
-  o.stall_limit = 0;
-  Sim sim(c, w, s, o, 0);
-  sim.run();
+  run_idle(s, 1, 1, 1.0, 0.5);
   EXPECT_TRUE(s.threw);
 }
