@@ -210,7 +210,9 @@ class FairScheduler : public Scheduler {
  private:
   int32_t load_cap(int32_t slots, double demand, int32_t total) const {
     if (total <= 0) return 0;
-    return int32_t(std::ceil(slots * std::min(1.0, max_diff_ + demand / total) - 1e-9));
+    const double cap = slots * std::min(1.0, max_diff_ + demand / total) - 1e-9;
+    const int32_t below = int32_t(cap);  // std::ceil(cap), without a library call
+    return below + int32_t(double(below) < cap);
   }
   // A map scan (assign_one for maps) that would visit every listed job and launch nothing, done
   // without its per-job lookups: when no job has a fresh map on this node, every pending map is
@@ -244,8 +246,10 @@ class FairScheduler : public Scheduler {
   static void set_listed(KeyedOrder& order, FairKey& key, uint8_t& listed, int32_t id, bool list, Fresh fresh) {
     if (listed && list) {
       const FairKey k = fresh();
-      if (k < key || key < k) order.rekey(order.index_of(key, id), k);
-      key = k;
+      if (k != key) {
+        order.rekey(order.index_of(key, id), k);
+        key = k;
+      }
     } else if (listed) {
       order.erase(key, id);
     } else if (list) {
@@ -260,9 +264,12 @@ class FairScheduler : public Scheduler {
     for (int s = 0; s < 2; ++s) {
       const bool run = active && runnable(sim, j, s);
       const int64_t demand = run ? sim.job(j).pending[s] + sim.job(j).running[s] : 0;
-      pool_demand_[s][p] += demand - job_demand_[s][j];
-      pool_runnable_[s][p] += int32_t(run) - int32_t(job_demand_[s][j] > 0);  // runnable <=> demand > 0
-      job_demand_[s][j] = demand;
+      int64_t& before = job_demand_[s][j];
+      if (demand != before) {
+        pool_demand_[s][p] += demand - before;
+        pool_runnable_[s][p] += int32_t(demand > 0) - int32_t(before > 0);  // runnable <=> demand > 0
+        before = demand;
+      }
       set_listed(job_order_[s][p], job_key_[s][j], job_listed_[s][j], j, run, [&] { return job_key(sim, j, s); });
       if (s == kMap) delay_.list(j, run);  // delay scheduling follows who the map scans visit
     }
@@ -290,7 +297,7 @@ class FairScheduler : public Scheduler {
   }
   FairKey job_key(const Sim& sim, int32_t j, int type) const {
     const auto& wl = sim.workload();
-    if (fifo_in_pool_) return FairKey{false, 0, wl.submit_time[j], j};
+    if (fifo_in_pool_) return FairKey{0, wl.submit_time[j], j, false};
     const JobState& js = sim.job(j);
     return FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0, wl.weight[j],
                          wl.submit_time[j], j);
@@ -300,6 +307,7 @@ class FairScheduler : public Scheduler {
   // FIFO) order. Returns whether a task was launched.
   bool assign_one(Sim& sim, int32_t node, int type) {
     auto& pools = pool_order_[type];
+    const bool by_place = type == kMap && sim.maps_found_by_place();
     for (size_t pi = 0; pi < pools.items().size(); ++pi) {
       const int32_t p = pools.items()[pi].second;
       auto& jobs = job_order_[type][p];
@@ -311,7 +319,10 @@ class FairScheduler : public Scheduler {
           if (t < 0) continue;
         } else {
           ++map_job_visits_;
-          t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
+          // no map of the job on this node, and it may launch node-local only: find_map's -1,
+          // read from the node's bit of the job alone when every pending map is found by place
+          const Locality level = strict_ ? kNodeLocal : delay_.allowed(j);
+          t = level == kNodeLocal && by_place && !sim.fresh_map_on(j, node) ? -1 : sim.find_map(j, node, level);
           if (t < 0) {
             delay_.skipped(j);
             continue;

@@ -109,15 +109,15 @@ class AdmissionControl {
 class DelayScheduling {
  public:
   using Ticks = int64_t;
-  static Ticks ticks(double seconds) { return std::llround(seconds * 1e9); }
+  // llround(seconds x 1e9), without a library call: the truncation's remainder is exact
+  static Ticks ticks(double seconds) {
+    const double ns = seconds * 1e9;
+    const Ticks whole = Ticks(ns);
+    const double rest = ns - double(whole);
+    return whole + Ticks(rest >= 0.5) - Ticks(rest <= -0.5);
+  }
   void init(const Sim& sim, double delay) {
-    const size_t n = sim.workload().n_jobs();
-    level_.assign(n, kNodeLocal);
-    wait_.assign(n, 0);
-    skipped_.assign(n, 0);
-    listed_.assign(n, 0);
-    listed_pos_.assign(n, -1);
-    in_beyond_.assign(n, 0);
+    job_.assign(sim.workload().n_jobs(), Job{});
     delay_ = ticks(delay);
   }
   // Step 1: at each heartbeat, jobs skipped at the previous one have waited another delta.
@@ -130,11 +130,12 @@ class DelayScheduling {
     listed_skipped_ = false;
     bool listed_waited = false;
     for (int32_t j : skipped_list_) {
-      skipped_[j] = 0;
-      if (!listed_[j]) {
-        wait_[j] += delta;
+      Job& r = job_[size_t(j)];
+      r.skipped = 0;
+      if (!r.listed) {
+        r.wait += delta;
       } else if (!all_listed) {  // (else counted once, through the shared clock)
-        wait_[j] -= delta;
+        r.wait -= delta;
         listed_waited = true;
       }
     }
@@ -145,8 +146,9 @@ class DelayScheduling {
   // Step 2: the locality level this job may launch at now.
   Locality allowed(int32_t job) const {
     if (delay_ <= 0) return kRemote;
-    const Ticks w = waited(job);
-    switch (level_[job]) {
+    const Job& r = job_[size_t(job)];
+    const Ticks w = waited(r);
+    switch (r.level) {
       case kNodeLocal: return w >= 2 * delay_ ? kRemote : (w >= delay_ ? kRackLocal : kNodeLocal);
       case kRackLocal: return w >= delay_ ? kRemote : kRackLocal;
       default: return kRemote;
@@ -154,31 +156,34 @@ class DelayScheduling {
   }
   // Step 3: a launch resets the wait and records the level; a visit without launch marks a skip.
   void launched(int32_t job, Locality l) {
-    level_[job] = l == kNoLocality ? kNodeLocal : l;
-    wait_[job] = listed_[job] ? shared_ : 0;
+    Job& r = job_[size_t(job)];
+    r.level = l == kNoLocality ? kNodeLocal : l;
+    r.wait = r.listed ? shared_ : 0;
     watch(job);
   }
   void skipped(int32_t job) {
-    if (!skipped_[job]) { skipped_[job] = 1; skipped_list_.push_back(job); }
+    Job& r = job_[size_t(job)];
+    if (!r.skipped) { r.skipped = 1; skipped_list_.push_back(job); }
   }
   // How long `job` has waited since its last launch, counted as above.
-  Ticks waited(int32_t job) const { return listed_[job] ? shared_ - wait_[job] : wait_[job]; }
+  Ticks waited(int32_t job) const { return waited(job_[size_t(job)]); }
 
   // ---- the listed jobs (optional) ----
   // `job` joins or leaves the list. The list may not change between skip_listed() and the next
   // on_heartbeat(): that heartbeat's wait is owed to the jobs listed at the skip.
   void list(int32_t job, bool on) {
-    if (bool(listed_[job]) == on) return;
+    Job& r = job_[size_t(job)];
+    if (bool(r.listed) == on) return;
     if (listed_skipped_) throw std::logic_error("DelayScheduling: the listed jobs changed after skip_listed()");
-    wait_[job] = shared_ - wait_[job];  // a listed job's wait is shared_ - wait_[job]
-    listed_[job] = on;
+    r.wait = shared_ - r.wait;  // a listed job's wait is shared_ - wait
+    r.listed = on;
     if (on) {
-      listed_pos_[job] = int32_t(listed_jobs_.size());
+      r.listed_pos = int32_t(listed_jobs_.size());
       listed_jobs_.push_back(job);
     } else {
       const int32_t last = listed_jobs_.back();
-      listed_jobs_[size_t(listed_pos_[job])] = last;
-      listed_pos_[last] = listed_pos_[job];
+      listed_jobs_[size_t(r.listed_pos)] = last;
+      job_[size_t(last)].listed_pos = r.listed_pos;
       listed_jobs_.pop_back();
     }
     watch(job);
@@ -194,10 +199,10 @@ class DelayScheduling {
     if (shared_ >= next_cross_) rescan();
     for (size_t i = 0; i < beyond_.size();) {
       const int32_t j = beyond_[i];
-      const Locality a = listed_[j] ? allowed(j) : kNodeLocal;
+      const Locality a = job_[size_t(j)].listed ? allowed(j) : kNodeLocal;
       if (a == kRemote || (a == kRackLocal && on_rack(j))) return true;
       if (a == kNodeLocal) {  // left the list, or launched node-local since
-        in_beyond_[j] = 0;
+        job_[size_t(j)].in_beyond = 0;
         beyond_[i] = beyond_.back();
         beyond_.pop_back();
         continue;
@@ -208,17 +213,28 @@ class DelayScheduling {
   }
 
  private:
-  bool beyond_node(int32_t job) const { return level_[job] != kNodeLocal || waited(job) >= delay_; }
+  // One record per job (one cache line holds four: a scan's visit reads one).
+  struct Job {
+    Ticks wait = 0;            // unlisted job: its wait; listed job: shared_ at which its wait was 0
+    int32_t listed_pos = -1;   // its place in listed_jobs_
+    uint8_t level = kNodeLocal;  // the locality of its last map launch
+    uint8_t skipped = 0;       // in skipped_list_
+    uint8_t listed = 0;
+    uint8_t in_beyond = 0;     // in beyond_
+  };
+  Ticks waited(const Job& r) const { return r.listed ? shared_ - r.wait : r.wait; }
+  bool beyond_node(const Job& r) const { return r.level != kNodeLocal || waited(r) >= delay_; }
   // Listed jobs allowed beyond node-local are kept in beyond_; for the others, next_cross_ is a
   // lower bound on the shared clock at which the first of them will have waited the delay
   // (waits of listed jobs grow with the shared clock, or by a delta at on_heartbeat, which
   // lowers the bound by as much).
   void watch(int32_t job) {
-    if (!listed_[job]) return;
-    if (!beyond_node(job)) {
-      next_cross_ = std::min(next_cross_, wait_[job] + delay_);
-    } else if (!in_beyond_[job]) {
-      in_beyond_[job] = 1;
+    Job& r = job_[size_t(job)];
+    if (!r.listed) return;
+    if (!beyond_node(r)) {
+      next_cross_ = std::min(next_cross_, r.wait + delay_);
+    } else if (!r.in_beyond) {
+      r.in_beyond = 1;
       beyond_.push_back(job);
     }
   }
@@ -227,16 +243,12 @@ class DelayScheduling {
     for (int32_t j : listed_jobs_) watch(j);
   }
 
-  std::vector<uint8_t> level_;
-  std::vector<Ticks> wait_;  // unlisted job: its wait; listed job: shared_ at which its wait was 0
-  std::vector<uint8_t> skipped_;
+  std::vector<Job> job_;
   std::vector<int32_t> skipped_list_;
-  std::vector<uint8_t> listed_;
-  std::vector<int32_t> listed_jobs_, listed_pos_;
+  std::vector<int32_t> listed_jobs_;
   Ticks shared_ = 0;              // the listed jobs' clock: grows by the heartbeat deltas they all waited
   bool listed_skipped_ = false;   // skip_listed() since the last on_heartbeat()
   std::vector<int32_t> beyond_;
-  std::vector<uint8_t> in_beyond_;
   static constexpr Ticks kNever = std::numeric_limits<Ticks>::max();
   Ticks next_cross_ = kNever;
   Ticks delay_ = 0;
@@ -246,15 +258,17 @@ class DelayScheduling {
 // Hadoop's FairShareComparator: needy schedulables (running < min(minShare, demand)) first by
 // running / max(minShare, 1); the rest by running / weight; ties by start time, then id.
 struct FairKey {
-  bool needy;
   double ratio;
   double start;
   int32_t id;
+  bool needy;  // (last: the key packs into 24 bytes)
   static FairKey make(double running, double demand, double min_share, double weight, double start, int32_t id) {
     const double ms = std::min(min_share, demand);
     const bool needy = running < ms;
-    return FairKey{needy, needy ? running / std::max(ms, 1.0) : running / weight, start, id};
+    const double by = needy ? std::max(ms, 1.0) : weight;
+    return FairKey{by == 1.0 ? running : running / by, start, id, needy};  // (x / 1 is x: no division)
   }
+  bool operator!=(const FairKey& o) const { return ratio != o.ratio || start != o.start || id != o.id || needy != o.needy; }
   bool operator<(const FairKey& o) const {
     if (needy != o.needy) return needy;
     if (ratio != o.ratio) return ratio < o.ratio;
@@ -264,30 +278,29 @@ struct FairKey {
 };
 
 // (key, id) entries sorted by FairKey, kept sorted as keys change one entry at a time: a re-key
-// rotates the entry to its new place, so an order that changes a little between heartbeats costs
+// moves the entry to its new place, so an order that changes a little between heartbeats costs
 // that little rather than a full sort. The caller keeps each id's current key.
 class KeyedOrder {
  public:
   using Entry = std::pair<FairKey, int32_t>;
   const std::vector<Entry>& items() const { return items_; }
-  void insert(const FairKey& k, int32_t id) { items_.insert(std::lower_bound(items_.begin(), items_.end(), Entry{k, id}), Entry{k, id}); }
+  void insert(const FairKey& k, int32_t id) { items_.insert(items_.begin() + std::ptrdiff_t(index_of(k, id)), Entry{k, id}); }
   void erase(const FairKey& k, int32_t id) { items_.erase(items_.begin() + std::ptrdiff_t(index_of(k, id))); }
-  size_t index_of(const FairKey& k, int32_t id) const {
-    return size_t(std::lower_bound(items_.begin(), items_.end(), Entry{k, id}) - items_.begin());
+  // (keys are unique: they end with the id)
+  size_t index_of(const FairKey& k, int32_t) const {
+    return size_t(std::lower_bound(items_.begin(), items_.end(), k, [](const Entry& e, const FairKey& x) { return e.first < x; }) -
+                  items_.begin());
   }
-  // Gives the entry at index i the key k and moves it to its place.
+  // Gives the entry at index i the key k and moves it to its place, stepping past its neighbours
+  // (a re-key moves an entry a few places: fewer steps than a search and a rotation).
   void rekey(size_t i, const FairKey& k) {
-    const Entry e{k, items_[i].second};
-    auto it = items_.begin() + std::ptrdiff_t(i);
-    if (*it < e) {
-      auto to = std::lower_bound(it + 1, items_.end(), e);
-      std::rotate(it, it + 1, to);
-      *(to - 1) = e;
+    const int32_t id = items_[i].second;
+    if (items_[i].first < k) {
+      for (; i + 1 < items_.size() && items_[i + 1].first < k; ++i) items_[i] = items_[i + 1];
     } else {
-      auto to = std::lower_bound(items_.begin(), it, e);
-      std::rotate(to, it, it + 1);
-      *to = e;
+      for (; i > 0 && k < items_[i - 1].first; --i) items_[i] = items_[i - 1];
     }
+    items_[i] = Entry{k, id};
   }
 
  private:
@@ -596,7 +609,7 @@ class FairPools {
     for (int32_t j : jobs_[pool]) {
       if (!runnable(j)) continue;
       const JobState& js = sim.job(j);
-      FairKey k = fifo_in_pool_ ? FairKey{false, 0, wl.submit_time[j], j}
+      FairKey k = fifo_in_pool_ ? FairKey{0, wl.submit_time[j], j, false}
                                 : FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0,
                                                 wl.weight[j], wl.submit_time[j], j);
       job_order_.push_back({k, j});
