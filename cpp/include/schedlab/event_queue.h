@@ -33,37 +33,38 @@ class EventQueue {
   // heartbeats, each pushed one interval after the one firing): such events need no heap, only
   // a FIFO lane that pop() merges with the heap by (time, sequence). The order is push()'s.
   void push_later(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    if (lane_head_ < lane_.size() && time < lane_.back().time) {
+    if (lane_size_ > 0 && time < lane_at(lane_size_ - 1).time) {
       push(time, kind, a, b);  // not in order after all: the heap keeps it right
       return;
     }
-    if (lane_head_ == lane_.size()) { lane_.clear(); lane_head_ = 0; }
-    else if (lane_head_ > 4096 && lane_head_ * 2 > lane_.size()) {  // drop the consumed front
-      lane_.erase(lane_.begin(), lane_.begin() + std::ptrdiff_t(lane_head_));
-      lane_head_ = 0;
-    }
-    lane_.push_back(Event{time, next_seq_++, kind, a, b});
+    if (lane_size_ == lane_.size()) grow_lane();
+    lane_at(lane_size_++) = Event{time, next_seq_++, kind, a, b};
   }
-  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
-  size_t size() const { return heap_.size() + (lane_.size() - lane_head_); }
+  bool empty() const { return heap_.empty() && lane_size_ == 0; }
+  size_t size() const { return heap_.size() + lane_size_; }
   const Event& top() const { return lane_first() ? lane_[lane_head_] : heap_.front(); }
   // The heap's first event (not the lane's), or null: a cheap look ahead, e.g. to prefetch.
   const Event* heap_front() const { return heap_.empty() ? nullptr : &heap_.front(); }
   Event pop() {
-    if (lane_first()) return lane_[lane_head_++];
-    Event e = heap_.front();
-    heap_.front() = heap_.back();
+    if (lane_first()) {
+      const Event e = lane_[lane_head_];
+      lane_head_ = (lane_head_ + 1) & (lane_.size() - 1);
+      --lane_size_;
+      return e;
+    }
+    const Event e = heap_.front();
+    const Event last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(0);
+    if (!heap_.empty()) refill_top(last);
     return e;
   }
   void reserve(size_t n) { heap_.reserve(n); }
-  void clear() { heap_.clear(); lane_.clear(); lane_head_ = 0; next_seq_ = 0; }
+  void clear() { heap_.clear(); lane_.clear(); lane_head_ = lane_size_ = 0; next_seq_ = 0; }
   uint64_t pushed() const { return next_seq_; }  // events pushed so far
 
  private:
   bool lane_first() const {
-    if (lane_head_ == lane_.size()) return false;
+    if (lane_size_ == 0) return false;
     return heap_.empty() || before(lane_[lane_head_], heap_.front());
   }
   static bool before(const Event& x, const Event& y) {
@@ -80,25 +81,37 @@ class EventQueue {
     }
     heap_[i] = e;
   }
-  void sift_down(size_t i) {
+  // The top was taken: move the smaller child up into the hole, level by level to the bottom,
+  // then put `last` (the old last event) in the hole and sift it up -- it belongs near the
+  // bottom, so this compares less than sifting it down from the top.
+  void refill_top(const Event& last) {
     const size_t n = heap_.size();
-    Event e = heap_[i];
+    size_t i = 0;
     for (;;) {
-      size_t c = 4 * i + 1;
+      const size_t c = 4 * i + 1;
       if (c >= n) break;
       size_t best = c;
       const size_t end = c + 4 < n ? c + 4 : n;
       for (size_t k = c + 1; k < end; ++k)
         if (before(heap_[k], heap_[best])) best = k;
-      if (!before(heap_[best], e)) break;
       heap_[i] = heap_[best];
       i = best;
     }
-    heap_[i] = e;
+    heap_[i] = last;
+    sift_up(i);
   }
   std::vector<Event> heap_;
-  std::vector<Event> lane_;  // push_later's events, in (time, sequence) order from lane_head_
-  size_t lane_head_ = 0;
+  // push_later's events, in (time, sequence) order: a ring of lane_size_ events from lane_head_
+  // (its capacity a power of two), so the lane never shifts its events
+  Event& lane_at(size_t i) { return lane_[(lane_head_ + i) & (lane_.size() - 1)]; }
+  void grow_lane() {
+    std::vector<Event> wider(lane_.empty() ? 64 : 2 * lane_.size());
+    for (size_t i = 0; i < lane_size_; ++i) wider[i] = lane_at(i);
+    lane_.swap(wider);
+    lane_head_ = 0;
+  }
+  std::vector<Event> lane_;
+  size_t lane_head_ = 0, lane_size_ = 0;
   uint64_t next_seq_ = 0;
 };
 

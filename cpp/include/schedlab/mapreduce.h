@@ -100,7 +100,9 @@ struct Attempt {
   uint8_t slot_type;   // kMap or kReduce: which kind of slot it occupies
   uint8_t speculative;
   uint8_t slots;       // slots of slot_type it holds (> 1: a task borrowing smaller slots, DynamicMR slot weights)
+  uint8_t stage;       // its task's stage, copied (as job): an attempt's end reads no per-task array for them
   int32_t slot_pos;         // position of the slot on its node (Gantt charts); -1 past 64
+  int32_t job;              // its task's job
   int64_t prev_same_task;   // previous attempt of the same task, or -1
   // progress bookkeeping (maps: the whole attempt; reduces: the sort+reduce part after copy_end)
   double dur;               // duration of that part at the node's current speed (inf while it is down)
@@ -109,6 +111,7 @@ struct Attempt {
   double speed_at_start;    // the node's effective speed when the attempt launched
   int32_t orig_node;        // speculative attempts: node of the attempt it copies; else -1
 };
+static_assert(sizeof(Attempt) == 96, "Attempt: keep the per-attempt record at 96 bytes (stage and job fill padding)");
 
 enum : uint8_t { kLost = 4 };  // AttemptStatus extension: succeeded, but its map output was lost with its node
 
@@ -454,6 +457,7 @@ class Sim {
   std::vector<double> slow_, down_since_;
   std::vector<std::vector<int64_t>> node_running_;     // running attempts per node
   std::vector<std::vector<int64_t>> node_map_outputs_;  // succeeded map attempts per node (outputs stored there)
+  bool keep_map_outputs_ = false;                        // a node may crash: node_map_outputs_ is kept
   std::vector<int32_t> spec_running_;                  // per job and stage
   std::vector<int32_t> user_running_;                  // running attempts per user and stage
   std::vector<int32_t> missing_outputs_;               // per job: crashed, not yet detected nodes holding its map outputs

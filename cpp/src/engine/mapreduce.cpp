@@ -290,6 +290,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   node_running_.resize(n);
   for (int32_t i = 0; i < n; ++i) node_running_[i].reserve(cap_[2 * i] + cap_[2 * i + 1]);
   node_map_outputs_.resize(n);
+  for (const Fault& f : faults_) keep_map_outputs_ |= f.kind == Fault::Crash;
   crash_jobs_.resize(n);
   spec_running_.assign(2 * nj, 0);
   missing_outputs_.assign(nj, 0);
@@ -619,6 +620,8 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   at.slot_type = static_cast<uint8_t>(slot_type);
   at.speculative = speculative ? 1 : 0;
   at.slots = static_cast<uint8_t>(slots);
+  at.stage = static_cast<uint8_t>(stage);
+  at.job = job;
   at.orig_node = -1;
   if (speculative)
     for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
@@ -705,8 +708,8 @@ void Sim::release(int64_t a) {
   }
   if (at.slot_pos >= 0) slot_bits_[node] &= ~(1ULL << at.slot_pos);
   task_running_attempts_[task]--;
-  const int32_t job = wl_.task_job[task];
-  const int stage = wl_.task_stage[task];
+  const int32_t job = at.job;
+  const int stage = at.stage;
   job_changed(job);
   jobs_[job].running_attempts[stage]--;
   user_running_[2 * wl_.user[job] + stage]--;
@@ -946,11 +949,11 @@ void Sim::attempt_end(int64_t a) {
   at.done = 1;
   at.updated = now_;
   release(a);
-  const int32_t task = at.task, job = wl_.task_job[task], node = at.node;
-  const int stage = wl_.task_stage[task];
-  if (stage == kMap) node_map_outputs_[node].push_back(a);
-  // first attempt to finish wins; the others are killed
-  for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
+  const int32_t task = at.task, job = at.job, node = at.node;
+  const int stage = at.stage;
+  if (stage == kMap && keep_map_outputs_) node_map_outputs_[node].push_back(a);
+  // first attempt to finish wins; the others (if any still run) are killed
+  for (int64_t o = task_running_attempts_[task] > 0 ? task_last_attempt_[task] : -1; o >= 0; o = attempts_[o].prev_same_task)
     if (o != a && attempts_[o].status == kRunning) {
       Attempt& other = attempts_[o];
       accrue(other);
