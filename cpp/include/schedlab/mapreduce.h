@@ -230,7 +230,9 @@ class Sim {
   // ---- faults and progress ----
   bool node_up(int32_t node) const { return !down_[node]; }
   double slowdown(int32_t node) const { return slow_[node]; }        // current duration multiplier
-  double effective_speed(int32_t node) const { return down_[node] ? 0.0 : cluster_.speed[node] / slow_[node]; }
+  double effective_speed(int32_t node) const {
+    return down_[node] ? 0.0 : slow_[node] == 1.0 ? cluster_.speed[node] : cluster_.speed[node] / slow_[node];
+  }
   // Hadoop's progress score of a running attempt now, in [0, 1]: maps the fraction of their input
   // processed; reduces 1/3 x copy fraction + 1/3 x sort + 1/3 x reduce. An attempt on a crashed
   // node keeps the progress it had when the node stopped. Finished attempts: 1 if succeeded.

@@ -180,7 +180,7 @@ class FairScheduler : public Scheduler {
     int32_t cap[2] = {-1, -1};
     auto cap_of = [&](int s) {
       if (cap[s] < 0)
-        cap[s] = load_cap(s == kMap ? sim.map_capacity(node) : sim.reduce_capacity(node),
+        cap[s] = load_cap(s, s == kMap ? sim.map_capacity(node) : sim.reduce_capacity(node),
                           double(sim.total_pending(s) + sim.total_running(s)),
                           s == kMap ? sim.total_map_slots() : sim.total_reduce_slots());
       return cap[s];
@@ -208,12 +208,21 @@ class FairScheduler : public Scheduler {
   }
 
  private:
-  int32_t load_cap(int32_t slots, double demand, int32_t total) const {
+  int32_t load_cap(int type, int32_t slots, double demand, int32_t total) {
     if (total <= 0) return 0;
+    // the last answer again while the demand stays (it changes only as tasks end or jobs come)
+    LoadCap& last = last_cap_[type];
+    if (demand == last.demand && total == last.total && slots == last.slots) return last.cap;
     const double cap = slots * std::min(1.0, max_diff_ + demand / total) - 1e-9;
     const int32_t below = int32_t(cap);  // std::ceil(cap), without a library call
-    return below + int32_t(double(below) < cap);
+    last = LoadCap{demand, total, slots, below + int32_t(double(below) < cap)};
+    return last.cap;
   }
+  struct LoadCap {
+    double demand = -1;
+    int32_t total = -1, slots = -1, cap = 0;
+  };
+  LoadCap last_cap_[2];
   // A map scan (assign_one for maps) that would visit every listed job and launch nothing, done
   // without its per-job lookups: when no job has a fresh map on this node, every pending map is
   // found through the place indexes, and no listed job may go beyond node-local yet (or
