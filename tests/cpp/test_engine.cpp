@@ -143,6 +143,29 @@ TEST(EventQueue, LaterLaneMergesLikeTheHeap) {
   EXPECT_EQ(got, want);
 }
 
+// The queue compares times as integers of the same order: negative, zero (either sign), tiny,
+// huge and infinite times must pop in numeric order, ties (-0 with +0 too) in push order, each
+// with its time unchanged -- against a stable sort of the same pushes, through heap and lane.
+TEST(EventQueue, OrdersEveryTimeNumerically) {
+  const std::vector<double> times = {3.5, -1.0, 0.0, -0.0, -2.5, 1e-300, -1e-300, INFINITY, 2.0, -INFINITY,
+                                     0.0, 3.5, -1.0, 5e-324, 1.7976931348623157e308, -0.0, 2.0};
+  for (bool later : {false, true}) {
+    EventQueue q;
+    std::vector<std::pair<double, uint32_t>> want;
+    for (uint32_t i = 0; i < times.size(); ++i) {
+      if (later) q.push_later(times[i], i); else q.push(times[i], i);
+      want.push_back({times[i], i});
+    }
+    std::stable_sort(want.begin(), want.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [t, kind] : want) {
+      const Event e = q.pop();
+      EXPECT_EQ(e.kind, kind);
+      EXPECT_EQ(e.time, t);  // (-0 comes back as +0: equal)
+    }
+    EXPECT_TRUE(q.empty());
+  }
+}
+
 TEST(Random, SameSeedSameStreamDifferentStreamsDiffer) {
   Random a(42, 0), b(42, 0), c(42, 1);
   int same = 0;

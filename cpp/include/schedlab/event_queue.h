@@ -1,9 +1,10 @@
-// The simulation's event heap: plain structs ordered by (time, sequence number). The sequence
+// The simulation's event queue: plain structs ordered by (time, sequence number). The sequence
 // number is assigned at push time, so simultaneous events fire in the order they were created
 // and every run is deterministic.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace schedlab {
@@ -19,98 +20,133 @@ struct Event {
 class EventQueue {
  public:
   void push(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    heap_.push_back(Event{time, next_seq_++, kind, a, b});
-    sift_up(heap_.size() - 1);
+    push_slot(Slot{order_bits(time), next_seq_++, kind, a, b});
   }
   // Like push(), but among events at the same time a lower `order` fires first (then creation
   // order). Lets an engine fix the relative order of its event classes at equal times; an
   // engine should use either this or push() for all its events.
   void push_ordered(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    heap_.push_back(Event{time, (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b});
-    sift_up(heap_.size() - 1);
+    push_slot(Slot{order_bits(time), (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b});
   }
   // Like push(), for an event no earlier than every event pushed this way before (e.g. periodic
   // heartbeats, each pushed one interval after the one firing): such events need no heap, only
   // a FIFO lane that pop() merges with the heap by (time, sequence). The order is push()'s.
   void push_later(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    if (lane_size_ > 0 && time < lane_at(lane_size_ - 1).time) {
-      push(time, kind, a, b);  // not in order after all: the heap keeps it right
+    const Slot s{order_bits(time), next_seq_++, kind, a, b};
+    if (lane_size_ > 0 && s.when < lane_at(lane_size_ - 1).when) {
+      push_slot(s);  // not in order after all: the heap keeps it right
       return;
     }
     if (lane_size_ == lane_.size()) grow_lane();
-    lane_at(lane_size_++) = Event{time, next_seq_++, kind, a, b};
+    lane_at(lane_size_++) = s;
   }
   bool empty() const { return heap_.empty() && lane_size_ == 0; }
   size_t size() const { return heap_.size() + lane_size_; }
-  const Event& top() const { return lane_first() ? lane_[lane_head_] : heap_.front(); }
-  // The heap's first event (not the lane's), or null: a cheap look ahead, e.g. to prefetch.
-  const Event* heap_front() const { return heap_.empty() ? nullptr : &heap_.front(); }
+  Event top() const { return event(lane_first() ? lane_[lane_head_] : heap_.front()); }
+  // Whether the heap's first event (not the lane's) is of `kind`, and then its payload b: a cheap
+  // look ahead, e.g. to prefetch.
+  bool heap_front_is(uint32_t kind, uint64_t& b) const {
+    if (heap_.empty() || heap_.front().kind != kind) return false;
+    b = heap_.front().b;
+    return true;
+  }
   Event pop() {
     if (lane_first()) {
-      const Event e = lane_[lane_head_];
+      const Slot s = lane_[lane_head_];
       lane_head_ = (lane_head_ + 1) & (lane_.size() - 1);
       --lane_size_;
-      return e;
+      return event(s);
     }
-    const Event e = heap_.front();
-    const Event last = heap_.back();
+    const Slot s = heap_.front();
+    const Slot last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) refill_top(last);
-    return e;
+    return event(s);
   }
   void reserve(size_t n) { heap_.reserve(n); }
   void clear() { heap_.clear(); lane_.clear(); lane_head_ = lane_size_ = 0; next_seq_ = 0; }
   uint64_t pushed() const { return next_seq_; }  // events pushed so far
 
  private:
+  // An event as queued: its time as an unsigned integer of the same order (see order_bits), so
+  // that (time, sequence) compares as one 128-bit number -- without branches, which matters:
+  // which of four siblings is earliest is a coin toss to a branch predictor.
+  struct Slot {
+    uint64_t when;
+    uint64_t seq;
+    uint32_t kind, a;
+    uint64_t b;
+  };
+  __extension__ typedef unsigned __int128 Key;
+  static Key key(const Slot& s) { return (Key(s.when) << 64) | s.seq; }
+  // The bits of a double, mapped so that unsigned order is numeric order (negatives reversed
+  // below the positives; -0 is taken as +0, which it equals).
+  static uint64_t order_bits(double t) {
+    t += 0.0;  // -0 -> +0
+    uint64_t u;
+    std::memcpy(&u, &t, sizeof u);
+    return (u >> 63) ? ~u : u | (uint64_t(1) << 63);
+  }
+  static Event event(const Slot& s) {
+    const uint64_t u = (s.when >> 63) ? s.when & ~(uint64_t(1) << 63) : ~s.when;
+    double t;
+    std::memcpy(&t, &u, sizeof t);
+    return Event{t, s.seq, s.kind, s.a, s.b};
+  }
   bool lane_first() const {
     if (lane_size_ == 0) return false;
-    return heap_.empty() || before(lane_[lane_head_], heap_.front());
-  }
-  static bool before(const Event& x, const Event& y) {
-    return x.time < y.time || (x.time == y.time && x.seq < y.seq);
+    return heap_.empty() || key(lane_[lane_head_]) < key(heap_.front());
   }
   // A 4-ary heap: shallower than a binary heap, so fewer cache misses per pop.
-  void sift_up(size_t i) {
-    Event e = heap_[i];
+  void push_slot(const Slot& s) {
+    heap_.push_back(s);
+    sift_up(heap_.size() - 1, s);
+  }
+  void sift_up(size_t i, const Slot& s) {
+    const Key k = key(s);
     while (i > 0) {
-      size_t p = (i - 1) / 4;
-      if (!before(e, heap_[p])) break;
+      const size_t p = (i - 1) / 4;
+      if (!(k < key(heap_[p]))) break;
       heap_[i] = heap_[p];
       i = p;
     }
-    heap_[i] = e;
+    heap_[i] = s;
   }
-  // The top was taken: move the smaller child up into the hole, level by level to the bottom,
+  // The top was taken: move the earliest child up into the hole, level by level to the bottom,
   // then put `last` (the old last event) in the hole and sift it up -- it belongs near the
   // bottom, so this compares less than sifting it down from the top.
-  void refill_top(const Event& last) {
+  void refill_top(const Slot& last) {
     const size_t n = heap_.size();
     size_t i = 0;
     for (;;) {
       const size_t c = 4 * i + 1;
       if (c >= n) break;
       size_t best = c;
+      Key best_key = key(heap_[c]);
       const size_t end = c + 4 < n ? c + 4 : n;
-      for (size_t k = c + 1; k < end; ++k)
-        if (before(heap_[k], heap_[best])) best = k;
+      for (size_t k = c + 1; k < end; ++k) {
+        const Key kk = key(heap_[k]);
+        const bool earlier = kk < best_key;
+        best = earlier ? k : best;
+        best_key = earlier ? kk : best_key;
+      }
       heap_[i] = heap_[best];
       i = best;
     }
-    heap_[i] = last;
-    sift_up(i);
+    sift_up(i, last);
   }
-  std::vector<Event> heap_;
+  std::vector<Slot> heap_;
   // push_later's events, in (time, sequence) order: a ring of lane_size_ events from lane_head_
   // (its capacity a power of two), so the lane never shifts its events
-  Event& lane_at(size_t i) { return lane_[(lane_head_ + i) & (lane_.size() - 1)]; }
+  Slot& lane_at(size_t i) { return lane_[(lane_head_ + i) & (lane_.size() - 1)]; }
+  const Slot& lane_at(size_t i) const { return lane_[(lane_head_ + i) & (lane_.size() - 1)]; }
   void grow_lane() {
-    std::vector<Event> wider(lane_.empty() ? 64 : 2 * lane_.size());
+    std::vector<Slot> wider(lane_.empty() ? 64 : 2 * lane_.size());
     for (size_t i = 0; i < lane_size_; ++i) wider[i] = lane_at(i);
     lane_.swap(wider);
     lane_head_ = 0;
   }
-  std::vector<Event> lane_;
+  std::vector<Slot> lane_;
   size_t lane_head_ = 0, lane_size_ = 0;
   uint64_t next_seq_ = 0;
 };

@@ -256,6 +256,16 @@ class Sim {
     change_logs_.push_back(ChangeLog{std::vector<uint8_t>(wl_.n_jobs(), 0), {}});
     return static_cast<int>(change_logs_.size()) - 1;
   }
+  // Whether `job` is in log `log_id` now; and, for a caller that has fully accounted for the
+  // launch it just made of a job not logged before it, taking that entry back (it is the last).
+  bool job_logged(int log_id, int32_t job) const { return change_logs_[size_t(log_id)].flag[size_t(job)] != 0; }
+  void unlog_last(int log_id, int32_t job) {
+    ChangeLog& log = change_logs_[size_t(log_id)];
+    if (!log.jobs.empty() && log.jobs.back() == job) {
+      log.flag[size_t(job)] = 0;
+      log.jobs.pop_back();
+    }
+  }
   template <class F>
   void drain_changed_jobs(int log_id, F&& f) {
     ChangeLog& log = change_logs_[size_t(log_id)];

@@ -1142,7 +1142,7 @@ SimResult Sim::run() {
     ++events_;
     // the attempt of the heap's next event is usually not in cache: start its load while this
     // event runs (heartbeats use the lane, so the heap's front is mostly an attempt's end)
-    if (const Event* next = events_q_.heap_front(); next && next->kind == kAttemptEnd) __builtin_prefetch(&attempts_[next->b]);
+    if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);
     switch (e.kind) {
       case kArrival: {
         // Arrivals are pushed one at a time, so the heap holds O(active) events, not O(jobs).

@@ -337,6 +337,7 @@ class FairScheduler : public Scheduler {
             continue;
           }
         }
+        const bool logged = sim.job_logged(changes_, j);
         const int64_t a = sim.launch(t, node);
         if (type == kMap) delay_.launched(j, Locality(sim.attempt(a).locality));
         // (the pool's demand and runnable count stay as at the heartbeat's start; the engine
@@ -344,6 +345,9 @@ class FairScheduler : public Scheduler {
         if (runnable(sim, j, type)) {
           job_key_[type][j] = job_key(sim, j, type);
           jobs.rekey(ji, job_key_[type][j]);
+          // still runnable, its demand the same: with its key and its pool's key (below) set
+          // here, the next heartbeat's refresh of it would change nothing
+          if (!logged) sim.unlog_last(changes_, j);
         } else {
           jobs.erase(job_key_[type][j], j);
           job_listed_[type][j] = 0;
