@@ -177,6 +177,22 @@ TEST(Random, SameSeedSameStreamDifferentStreamsDiffer) {
   EXPECT_EQ(same, 0);
 }
 
+// below(n) keeps the stream of the textbook form (reject r >= UINT64_MAX - UINT64_MAX % n, else
+// r % n), draw for draw, for small, power-of-two and huge n (half of all draws rejected).
+TEST(Random, BelowKeepsTheRejectionStream) {
+  const uint64_t half = uint64_t(1) << 63;
+  for (uint64_t n : {uint64_t(2), uint64_t(3), uint64_t(7), uint64_t(40), uint64_t(10000), uint64_t(1) << 32,
+                     half - 1, half, half + 1, half + 12345, UINT64_MAX - 1, UINT64_MAX}) {
+    Random fast(11, 3), raw(11, 3);
+    for (int i = 0; i < 2000; ++i) {
+      const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+      uint64_t r;
+      do { r = raw.next_u64(); } while (r >= limit);
+      ASSERT_EQ(fast.below(n), r % n) << "n = " << n << ", draw " << i;
+    }
+  }
+}
+
 TEST(Random, RangesAndMeans) {
   Random r(7);
   double sum = 0, esum = 0;

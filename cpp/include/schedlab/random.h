@@ -41,13 +41,16 @@ class Random {
   double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
 
-  // Uniform integer on [0, n), unbiased (rejection on the 64-bit range).
+  // Uniform integer on [0, n), unbiased: a draw r is rejected when it falls in the last block
+  // of n values of the 64-bit range (r >= UINT64_MAX - UINT64_MAX % n), else r % n. The test is
+  // made on r's block start r - r % n, past UINT64_MAX - n exactly for that block: one division.
   uint64_t below(uint64_t n) {
     if (n <= 1) return 0;
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t r;
-    do { r = next_u64(); } while (r >= limit);
-    return r % n;
+    for (;;) {
+      const uint64_t r = next_u64();
+      const uint64_t m = r % n;
+      if (r - m <= UINT64_MAX - n) return m;
+    }
   }
 
   // Exponential with the given mean.

@@ -396,6 +396,9 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
   if (keep_bits) index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
   index.group_of.resize(static_cast<size_t>(n_reps));
   index.tasks.reserve(keys.size());
+  size_t n_groups = 0;  // (distinct places: the groups' exact room, no regrowth copies)
+  for (size_t k = 0; k < keys.size(); ++k) n_groups += k == 0 || (keys[k] >> 32) != (keys[k - 1] >> 32);
+  index.groups.reserve(n_groups);
   int32_t last_place = -1, last_task = -1;
   for (const uint64_t key : keys) {
     const auto place = static_cast<int32_t>(key >> 32);
