@@ -256,11 +256,11 @@ class FairScheduler : public Scheduler {
     if (listed && list) {
       const FairKey k = fresh();
       if (k != key) {
-        order.rekey(order.index_of(key, id), k);
+        order.rekey(order.index_of(key), k);
         key = k;
       }
     } else if (listed) {
-      order.erase(key, id);
+      order.erase(key);
     } else if (list) {
       key = fresh();
       order.insert(key, id);
@@ -349,7 +349,7 @@ class FairScheduler : public Scheduler {
           // here, the next heartbeat's refresh of it would change nothing
           if (!logged) sim.unlog_last(changes_, j);
         } else {
-          jobs.erase(job_key_[type][j], j);
+          jobs.erase(job_key_[type][j]);
           job_listed_[type][j] = 0;
           if (type == kMap) delay_.list(j, false);
         }

@@ -284,10 +284,10 @@ class KeyedOrder {
  public:
   using Entry = std::pair<FairKey, int32_t>;
   const std::vector<Entry>& items() const { return items_; }
-  void insert(const FairKey& k, int32_t id) { items_.insert(items_.begin() + std::ptrdiff_t(index_of(k, id)), Entry{k, id}); }
-  void erase(const FairKey& k, int32_t id) { items_.erase(items_.begin() + std::ptrdiff_t(index_of(k, id))); }
-  // (keys are unique: they end with the id)
-  size_t index_of(const FairKey& k, int32_t) const {
+  void insert(const FairKey& k, int32_t id) { items_.insert(items_.begin() + std::ptrdiff_t(index_of(k)), Entry{k, id}); }
+  void erase(const FairKey& k) { items_.erase(items_.begin() + std::ptrdiff_t(index_of(k))); }
+  // Where the entry of key k is (or would go). Keys are unique: they end with the id.
+  size_t index_of(const FairKey& k) const {
     return size_t(std::lower_bound(items_.begin(), items_.end(), k, [](const Entry& e, const FairKey& x) { return e.first < x; }) -
                   items_.begin());
   }
