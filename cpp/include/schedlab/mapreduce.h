@@ -288,7 +288,9 @@ class Sim {
   int32_t find_map(int32_t job, int32_t node, Locality max_level) {
     // the common answer while delay scheduling scans job after job for one node: nothing
     // node-local here, read from the node's row of job bits without a call
-    if (max_level == kNodeLocal && requeued_[kMap][job].empty() && !unplaced_maps_[job] && !node_has_fresh_map(job, node))
+    // (every pending map found by place, read from two counters, spares the job's own checks)
+    if (max_level == kNodeLocal && !node_has_fresh_map(job, node) &&
+        (maps_found_by_place() || (requeued_[kMap][job].empty() && !unplaced_maps_[job])))
       return -1;
     return find_map_anywhere(job, node, max_level);
   }
@@ -309,8 +311,6 @@ class Sim {
   // find_map(j, node, kNodeLocal) is -1 for every job when !fresh_map_on(node), and
   // find_map(j, node, kRackLocal) too unless fresh_map_on_rack(j, rack of node).
   bool maps_found_by_place() const { return requeued_map_entries_ == 0 && unplaced_active_jobs_ == 0; }
-  // Whether active `job` has a never-launched map with input on `node` (the node's bit of it).
-  bool fresh_map_on(int32_t job, int32_t node) const { return node_has_fresh_map(job, node); }
   int32_t find_reduce(int32_t job);
   int32_t find_pending(int32_t job, int stage) { return stage == kMap ? find_map(job, 0, kRemote) : find_reduce(job); }
   bool has_local_map(int32_t job, int32_t node, Locality max_level);

@@ -250,9 +250,10 @@ class FairScheduler : public Scheduler {
   void mark_pool(int32_t p) {
     if (!pool_dirty_[p]) { pool_dirty_[p] = 1; dirty_pools_.push_back(p); }
   }
-  // Puts `id` in `order` with a fresh key, or takes it out; `key` and `listed` are its records.
+  // Puts an id in `order` with a fresh key (which ends with the id), or takes it out; `key` and
+  // `listed` are its records.
   template <class Fresh>
-  static void set_listed(KeyedOrder& order, FairKey& key, uint8_t& listed, int32_t id, bool list, Fresh fresh) {
+  static void set_listed(KeyedOrder& order, FairKey& key, uint8_t& listed, bool list, Fresh fresh) {
     if (listed && list) {
       const FairKey k = fresh();
       if (k != key) {
@@ -263,7 +264,7 @@ class FairScheduler : public Scheduler {
       order.erase(key);
     } else if (list) {
       key = fresh();
-      order.insert(key, id);
+      order.insert(key);
     }
     listed = list;
   }
@@ -279,7 +280,7 @@ class FairScheduler : public Scheduler {
         pool_runnable_[s][p] += int32_t(demand > 0) - int32_t(before > 0);  // runnable <=> demand > 0
         before = demand;
       }
-      set_listed(job_order_[s][p], job_key_[s][j], job_listed_[s][j], j, run, [&] { return job_key(sim, j, s); });
+      set_listed(job_order_[s][p], job_key_[s][j], job_listed_[s][j], run, [&] { return job_key(sim, j, s); });
       if (s == kMap) delay_.list(j, run);  // delay scheduling follows who the map scans visit
     }
     mark_pool(p);
@@ -294,7 +295,7 @@ class FairScheduler : public Scheduler {
     for (int32_t p : dirty_pools_) {
       pool_dirty_[p] = 0;
       for (int s = 0; s < 2; ++s)
-        set_listed(pool_order_[s], pool_key_[s][p], pool_listed_[s][p], p, pool_runnable_[s][p] > 0,
+        set_listed(pool_order_[s], pool_key_[s][p], pool_listed_[s][p], pool_runnable_[s][p] > 0,
                    [&] { return pool_key(sim, p, s); });
     }
     dirty_pools_.clear();
@@ -316,22 +317,18 @@ class FairScheduler : public Scheduler {
   // FIFO) order. Returns whether a task was launched.
   bool assign_one(Sim& sim, int32_t node, int type) {
     auto& pools = pool_order_[type];
-    const bool by_place = type == kMap && sim.maps_found_by_place();
     for (size_t pi = 0; pi < pools.items().size(); ++pi) {
-      const int32_t p = pools.items()[pi].second;
+      const int32_t p = pools.items()[pi].id;
       auto& jobs = job_order_[type][p];
       for (size_t ji = 0; ji < jobs.items().size(); ++ji) {
-        const int32_t j = jobs.items()[ji].second;
+        const int32_t j = jobs.items()[ji].id;
         int32_t t = -1;
         if (type == kReduce) {
           t = sim.find_reduce(j);
           if (t < 0) continue;
         } else {
           ++map_job_visits_;
-          // no map of the job on this node, and it may launch node-local only: find_map's -1,
-          // read from the node's bit of the job alone when every pending map is found by place
-          const Locality level = strict_ ? kNodeLocal : delay_.allowed(j);
-          t = level == kNodeLocal && by_place && !sim.fresh_map_on(j, node) ? -1 : sim.find_map(j, node, level);
+          t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
           if (t < 0) {
             delay_.skipped(j);
             continue;

@@ -277,34 +277,30 @@ struct FairKey {
   }
 };
 
-// (key, id) entries sorted by FairKey, kept sorted as keys change one entry at a time: a re-key
-// moves the entry to its new place, so an order that changes a little between heartbeats costs
-// that little rather than a full sort. The caller keeps each id's current key.
+// Keys (each ending with its id) in FairKey order, kept sorted as keys change one at a time: a
+// re-key moves the entry to its new place, so an order that changes a little between heartbeats
+// costs that little rather than a full sort. The caller keeps each id's current key.
 class KeyedOrder {
  public:
-  using Entry = std::pair<FairKey, int32_t>;
-  const std::vector<Entry>& items() const { return items_; }
-  void insert(const FairKey& k, int32_t id) { items_.insert(items_.begin() + std::ptrdiff_t(index_of(k)), Entry{k, id}); }
+  const std::vector<FairKey>& items() const { return items_; }  // each key ends with its id
+  void insert(const FairKey& k) { items_.insert(items_.begin() + std::ptrdiff_t(index_of(k)), k); }
   void erase(const FairKey& k) { items_.erase(items_.begin() + std::ptrdiff_t(index_of(k))); }
-  // Where the entry of key k is (or would go). Keys are unique: they end with the id.
-  size_t index_of(const FairKey& k) const {
-    return size_t(std::lower_bound(items_.begin(), items_.end(), k, [](const Entry& e, const FairKey& x) { return e.first < x; }) -
-                  items_.begin());
-  }
-  // Gives the entry at index i the key k and moves it to its place, stepping past its neighbours
-  // (a re-key moves an entry a few places: fewer steps than a search and a rotation).
+  // Where key k is (or would go).
+  size_t index_of(const FairKey& k) const { return size_t(std::lower_bound(items_.begin(), items_.end(), k) - items_.begin()); }
+  // Gives the entry at index i the key k (of the same id) and moves it to its place, stepping
+  // past its neighbours (a re-key moves an entry a few places: fewer steps than a search and a
+  // rotation).
   void rekey(size_t i, const FairKey& k) {
-    const int32_t id = items_[i].second;
-    if (items_[i].first < k) {
-      for (; i + 1 < items_.size() && items_[i + 1].first < k; ++i) items_[i] = items_[i + 1];
+    if (items_[i] < k) {
+      for (; i + 1 < items_.size() && items_[i + 1] < k; ++i) items_[i] = items_[i + 1];
     } else {
-      for (; i > 0 && k < items_[i - 1].first; --i) items_[i] = items_[i - 1];
+      for (; i > 0 && k < items_[i - 1]; --i) items_[i] = items_[i - 1];
     }
-    items_[i] = Entry{k, id};
+    items_[i] = k;
   }
 
  private:
-  std::vector<Entry> items_;
+  std::vector<FairKey> items_;
 };
 
 // Slots (attempts) held by reduces of jobs whose map phase is not over. On a pool of untyped
