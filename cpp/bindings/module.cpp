@@ -110,6 +110,7 @@ py::dict result_dict(SimResult&& r) {
   attempts["locality"] = to_numpy(std::move(r.att_locality));
   attempts["slot"] = to_numpy(std::move(r.att_slot));
   attempts["speculative"] = to_numpy(std::move(r.att_speculative));
+  if (!r.att_slot_type.empty()) attempts["slot_type"] = to_numpy(std::move(r.att_slot_type));
   for (auto& [k, v] : r.att_extra) attempts[py::str(k)] = to_numpy(std::move(v));
   for (auto& [k, v] : r.counters) counters[py::str(k)] = v;
   for (auto& [name, ts] : r.series) {

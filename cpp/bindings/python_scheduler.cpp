@@ -68,6 +68,19 @@ struct SimView {
   }
 };
 
+// A copy of an attempt's state for Python (the engine keeps a reduce's copy end apart).
+struct AttemptInfo {
+  int32_t task, node;
+  double start, finish, copy_end;
+  int status, locality, slot_type, slot;
+  bool speculative;
+  static AttemptInfo of(const mr::Sim& sim, int64_t a) {
+    const mr::Attempt& at = sim.attempt(a);
+    return {at.task, at.node, at.start, at.finish, sim.copy_end(a), int(at.status), int(at.locality), int(at.slot_type),
+            int(at.slot_pos), at.speculative != 0};
+  }
+};
+
 mr::SlotModel slot_model_from(const std::string& s) {
   if (s == "typed") return mr::SlotModel::Typed;
   if (s == "pooled") return mr::SlotModel::Pooled;
@@ -156,17 +169,17 @@ void bind_python_scheduler(py::module_& m) {
       .def_readonly("submitted", &mr::JobState::submitted)
       .def_readonly("ready", &mr::JobState::ready);  // when it was submitted to the scheduler (DAG jobs: after its parents)
 
-  py::class_<mr::Attempt>(m, "MRAttempt", "One attempt of a task: where, when and how it ran")
-      .def_readonly("task", &mr::Attempt::task)
-      .def_readonly("node", &mr::Attempt::node)
-      .def_readonly("start", &mr::Attempt::start)
-      .def_readonly("finish", &mr::Attempt::finish)
-      .def_readonly("copy_end", &mr::Attempt::copy_end)
-      .def_property_readonly("status", [](const mr::Attempt& a) { return int(a.status); })
-      .def_property_readonly("locality", [](const mr::Attempt& a) { return int(a.locality); })
-      .def_property_readonly("slot_type", [](const mr::Attempt& a) { return int(a.slot_type); })
-      .def_property_readonly("speculative", [](const mr::Attempt& a) { return a.speculative != 0; })
-      .def_readonly("slot", &mr::Attempt::slot_pos);
+  py::class_<AttemptInfo>(m, "MRAttempt", "One attempt of a task: where, when and how it ran")
+      .def_readonly("task", &AttemptInfo::task)
+      .def_readonly("node", &AttemptInfo::node)
+      .def_readonly("start", &AttemptInfo::start)
+      .def_readonly("finish", &AttemptInfo::finish)
+      .def_readonly("copy_end", &AttemptInfo::copy_end)
+      .def_readonly("status", &AttemptInfo::status)
+      .def_readonly("locality", &AttemptInfo::locality)
+      .def_readonly("slot_type", &AttemptInfo::slot_type)
+      .def_readonly("speculative", &AttemptInfo::speculative)
+      .def_readonly("slot", &AttemptInfo::slot);
 
   using V = SimView;
   py::class_<SimView>(m, "MRSim", "The running MapReduce simulation, as a Python scheduler sees it")
@@ -212,7 +225,7 @@ void bind_python_scheduler(py::module_& m) {
       .def("last_attempt", [](const V& v, int64_t t) { return v.get().last_attempt(v.task(t)); }, py::arg("task"))
       .def("running_attempts", [](const V& v, int64_t t) { return v.get().running_attempts(v.task(t)); }, py::arg("task"))
       .def_property_readonly("n_attempts", [](const V& v) { return v.get().n_attempts(); })
-      .def("attempt", [](const V& v, int64_t a) { return v.get().attempt(v.attempt(a)); }, py::arg("attempt"))
+      .def("attempt", [](const V& v, int64_t a) { return AttemptInfo::of(v.get(), v.attempt(a)); }, py::arg("attempt"))
       .def("locality", [](const V& v, int64_t t, int64_t n) { return int(v.get().locality(v.task(t), v.node(n))); },
            py::arg("task"), py::arg("node"), "0 node-local, 1 rack-local, 2 remote, 3 no locality (reduces)")
       .def("expected_duration", [](const V& v, int64_t t, int64_t n) { return v.get().expected_duration(v.task(t), v.node(n)); },

@@ -61,7 +61,7 @@ struct Span {
 std::map<int32_t, Span> spans(const SimResult& r) {
   std::map<int32_t, Span> out;
   for (size_t i = 0; i < r.att_task.size(); ++i)
-    out[r.att_task[i]] = {r.att_node[i], r.att_start[i], r.att_finish[i], int(r.att_extra.at("slot_type")[i])};
+    out[r.att_task[i]] = {r.att_node[i], r.att_start[i], r.att_finish[i], int(r.att_slot_type[i])};
   return out;
 }
 

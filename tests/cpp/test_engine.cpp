@@ -424,7 +424,7 @@ TEST(SlotAccounting, NeverOverCommitted) {
     SimResult r = simulate(c, w, name);
     std::vector<std::tuple<double, int, int32_t, int>> ev;  // time, +1/-1 (ends first), node, type
     for (size_t i = 0; i < r.att_task.size(); ++i) {
-      const int type = int(r.att_extra.at("slot_type")[i]);
+      const int type = int(r.att_slot_type[i]);
       ev.emplace_back(r.att_start[i], +1, r.att_node[i], type);
       ev.emplace_back(r.att_finish[i], -1, r.att_node[i], type);
     }

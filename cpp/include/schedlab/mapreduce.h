@@ -89,29 +89,30 @@ struct Options {
   static Options from(const Params& p);
 };
 
-struct Attempt {
+// One attempt of a task: the record the simulation reads and updates while it runs. One cache
+// line (64 bytes, aligned), because an attempt's end reads it at a random place among millions.
+// What only the results need (a reduce's copy end, a speculative copy's original node, the
+// node's speed at launch) is kept apart in per-attempt columns (Sim::copy_end and friends).
+struct alignas(64) Attempt {
   int32_t task;
   int32_t node;
+  int32_t job;              // its task's job, copied (as stage): an attempt's end reads no per-task array for them
+  int32_t prev_same_task;   // previous attempt of the same task, or -1 (attempt ids stay below 2^31)
   double start;
   double finish;       // planned finish while running; actual end once over
-  double copy_end;     // reduces: when the shuffle (copy) phase ends; NaN until known
+  // progress bookkeeping (maps: the whole attempt; reduces: the sort+reduce part after the copy)
+  double dur;               // duration of that part at the node's current speed (inf while it is down)
+  double done;              // fraction of that part done by time `updated`
+  double updated;
   uint8_t status;      // AttemptStatus
   uint8_t locality;    // Locality
   uint8_t slot_type;   // kMap or kReduce: which kind of slot it occupies
   uint8_t speculative;
   uint8_t slots;       // slots of slot_type it holds (> 1: a task borrowing smaller slots, DynamicMR slot weights)
-  uint8_t stage;       // its task's stage, copied (as job): an attempt's end reads no per-task array for them
-  int32_t slot_pos;         // position of the slot on its node (Gantt charts); -1 past 64
-  int32_t job;              // its task's job
-  int64_t prev_same_task;   // previous attempt of the same task, or -1
-  // progress bookkeeping (maps: the whole attempt; reduces: the sort+reduce part after copy_end)
-  double dur;               // duration of that part at the node's current speed (inf while it is down)
-  double done;              // fraction of that part done by time `updated`
-  double updated;
-  double speed_at_start;    // the node's effective speed when the attempt launched
-  int32_t orig_node;        // speculative attempts: node of the attempt it copies; else -1
+  uint8_t stage;       // its task's stage
+  int8_t slot_pos;     // position of the slot on its node (Gantt charts); -1 past 64
 };
-static_assert(sizeof(Attempt) == 96, "Attempt: keep the per-attempt record at 96 bytes (stage and job fill padding)");
+static_assert(sizeof(Attempt) == 64, "Attempt: keep the per-attempt record in one cache line");
 
 enum : uint8_t { kLost = 4 };  // AttemptStatus extension: succeeded, but its map output was lost with its node
 
@@ -193,6 +194,8 @@ class Sim {
   const JobState& job(int32_t j) const { return jobs_[j]; }
   TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
   const Attempt& attempt(int64_t a) const { return attempts_[a]; }
+  // A reduce attempt's end of copy (shuffle) phase, NaN until known and for maps.
+  double copy_end(int64_t a) const { return attempt_copy_end_[size_t(a)]; }
   int64_t n_attempts() const { return static_cast<int64_t>(attempts_.size()); }
   const std::vector<int32_t>& active_jobs() const { return active_jobs_; }  // submitted, unfinished, in submission order
   bool reduces_allowed(int32_t job) const { return jobs_[job].done[kMap] >= jobs_[job].slowstart_maps; }  // slowstart met
@@ -347,7 +350,7 @@ class Sim {
   template <class F>
   void call_scheduler(F&& f);  // runs one scheduler callback, timing it when measure_overhead is set
   double base_duration(const Attempt& at) const;  // `dur` at full speed
-  void accrue(Attempt& at);                 // bring `done` up to now at the current rate
+  void accrue(int64_t a);                   // bring `done` up to now at the current rate
   void retime(int64_t a);                   // recompute the finish of a running attempt and push its end
   void set_node_rate(int32_t node);         // after a speed change of the node
   void slowdown_event(int32_t fault, bool begin);
@@ -381,6 +384,9 @@ class Sim {
   std::vector<uint8_t> task_state_;
   std::vector<int32_t> task_running_attempts_;
   std::vector<Attempt> attempts_;
+  // per attempt, apart from the records: copy end (see copy_end()), and two columns only the
+  // results read (a speculative attempt's original node, else -1; the node's speed at launch)
+  std::vector<double> attempt_copy_end_, attempt_orig_node_, attempt_speed_at_start_;
   std::vector<int32_t> active_jobs_;
   std::vector<int32_t> fresh_cursor_[2];  // next never-launched task per job and stage
   std::vector<std::vector<int32_t>> requeued_[2];  // tasks to re-run, served first
@@ -433,7 +439,7 @@ class Sim {
   std::vector<uint8_t> parked_;
   std::vector<double> hb_phase_;
   std::vector<uint64_t> slot_bits_;  // per node: occupied slot positions
-  std::vector<int64_t> task_last_attempt_;
+  std::vector<int32_t> task_last_attempt_;  // (attempt ids stay below 2^31: launch checks)
   uint64_t heartbeats_ = 0, oob_heartbeats_ = 0;
   int32_t total_cap_[2] = {0, 0};
   int64_t total_pending_[2] = {0, 0};

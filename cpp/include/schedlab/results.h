@@ -42,6 +42,7 @@ struct SimResult {
   std::vector<uint8_t> att_locality;
   std::vector<int32_t> att_slot;     // index of the slot on its node (for Gantt charts)
   std::vector<uint8_t> att_speculative;
+  std::vector<uint8_t> att_slot_type;  // slot engines: the kind of slot it held (kMap or kReduce); else empty
   std::map<std::string, std::vector<double>> att_extra;
 
   std::map<std::string, double> counters;

@@ -248,8 +248,11 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   }
   assign_huge(task_state_, nt, uint8_t(kPending));
   assign_huge(task_running_attempts_, nt, 0);
-  assign_huge(task_last_attempt_, nt, int64_t(-1));
+  assign_huge(task_last_attempt_, nt, int32_t(-1));
   reserve_huge(attempts_, nt);  // at least one attempt per task: no regrowth copies in the common case
+  reserve_huge(attempt_copy_end_, nt);
+  reserve_huge(attempt_orig_node_, nt);
+  reserve_huge(attempt_speed_at_start_, nt);
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -613,11 +616,11 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
 
   stalled_since_ = kNaN;
   const int64_t a = static_cast<int64_t>(attempts_.size());
+  if (a == std::numeric_limits<int32_t>::max()) throw std::length_error("launch: more than 2^31 - 1 attempts");
   Attempt at{};
   at.task = task;
   at.node = node;
   at.start = now_;
-  at.copy_end = kNaN;
   at.status = kRunning;
   at.locality = locality(task, node);
   at.slot_type = static_cast<uint8_t>(slot_type);
@@ -625,13 +628,14 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   at.slots = static_cast<uint8_t>(slots);
   at.stage = static_cast<uint8_t>(stage);
   at.job = job;
-  at.orig_node = -1;
+  int32_t orig_node = -1;
   if (speculative)
     for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
-      if (attempts_[o].status == kRunning) { at.orig_node = attempts_[o].node; break; }
+      if (attempts_[o].status == kRunning) { orig_node = attempts_[o].node; break; }
+  attempt_orig_node_.push_back(orig_node);
   if (task_last_attempt_[task] < 0 && stage == kMap) consume_fresh_map(task);
   at.prev_same_task = task_last_attempt_[task];
-  task_last_attempt_[task] = a;
+  task_last_attempt_[task] = static_cast<int32_t>(a);
 
   JobState& js = jobs_[job];
   job_changed(job);
@@ -659,9 +663,9 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     pos = __builtin_ctzll(~slot_bits_[node]);
     slot_bits_[node] |= (1ULL << pos);
   }
-  at.slot_pos = pos;
+  at.slot_pos = static_cast<int8_t>(pos);
 
-  at.speed_at_start = effective_speed(node);
+  attempt_speed_at_start_.push_back(effective_speed(node));
   at.done = 0;
   at.updated = now_;
   at.dur = base_duration(at);
@@ -669,17 +673,19 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (stage == kMap) {
     at.finish = now_ + at.dur;
     attempts_.push_back(at);
+    attempt_copy_end_.push_back(kNaN);
     events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   } else {
     const double shuffle = wl_.input_bytes[task] / opt_.network_bandwidth;
     if (js.done[kMap] == wl_.n_maps[job] && missing_outputs_[job] == 0) {
-      at.copy_end = now_ + shuffle;
-      at.finish = at.copy_end + at.dur;
+      attempt_copy_end_.push_back(now_ + shuffle);
+      at.finish = now_ + shuffle + at.dur;
       attempts_.push_back(at);
       events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
     } else {
       at.finish = kNaN;  // known once the job's last map ends
       attempts_.push_back(at);
+      attempt_copy_end_.push_back(kNaN);
       waiting_reduces_[job].push_back(a);
     }
   }
@@ -692,9 +698,10 @@ void Sim::finish_reduce_copy(int32_t job) {
     Attempt& at = attempts_[a];
     if (at.status != kRunning) continue;
     const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
-    at.copy_end = std::max(at.start + shuffle, now_ + shuffle / m);
-    at.updated = at.copy_end;
-    at.finish = at.copy_end + at.dur;
+    const double copy_end = std::max(at.start + shuffle, now_ + shuffle / m);
+    attempt_copy_end_[size_t(a)] = copy_end;
+    at.updated = copy_end;
+    at.finish = copy_end + at.dur;
     if (std::isfinite(at.finish)) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   }
   waiting_reduces_[job].clear();
@@ -733,7 +740,7 @@ void Sim::kill(int64_t a) {
 void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
   Attempt& at = attempts_[a];
   if (down_[at.node]) at_time = std::min(at_time, down_since_[at.node]);
-  accrue(at);
+  accrue(a);
   at.status = status;
   at.finish = at_time;
   release(a);
@@ -761,11 +768,13 @@ double Sim::base_duration(const Attempt& at) const {
   return d;
 }
 
-void Sim::accrue(Attempt& at) {
+void Sim::accrue(int64_t a) {
+  Attempt& at = attempts_[a];
   double from = at.updated;
-  if (wl_.task_stage[at.task] == kReduce) {
-    if (std::isnan(at.copy_end) || now_ <= at.copy_end) return;
-    from = std::max(from, at.copy_end);
+  if (at.stage == kReduce) {
+    const double copy_end = attempt_copy_end_[size_t(a)];
+    if (std::isnan(copy_end) || now_ <= copy_end) return;
+    from = std::max(from, copy_end);
   }
   if (now_ > from && at.dur > 0) at.done = std::min(1.0, at.done + (now_ - from) / at.dur);
   at.updated = now_;
@@ -773,9 +782,10 @@ void Sim::accrue(Attempt& at) {
 
 void Sim::retime(int64_t a) {
   Attempt& at = attempts_[a];
-  if (wl_.task_stage[at.task] == kReduce) {
-    if (std::isnan(at.copy_end)) return;  // still waiting for maps: timed when the copy can end
-    at.finish = now_ < at.copy_end ? at.copy_end + at.dur : now_ + (1.0 - at.done) * at.dur;
+  if (at.stage == kReduce) {
+    const double copy_end = attempt_copy_end_[size_t(a)];
+    if (std::isnan(copy_end)) return;  // still waiting for maps: timed when the copy can end
+    at.finish = now_ < copy_end ? copy_end + at.dur : now_ + (1.0 - at.done) * at.dur;
   } else {
     at.finish = now_ + (1.0 - at.done) * at.dur;
   }
@@ -785,7 +795,7 @@ void Sim::retime(int64_t a) {
 void Sim::set_node_rate(int32_t node) {
   for (int64_t a : node_running_[node]) {
     Attempt& at = attempts_[a];
-    accrue(at);
+    accrue(a);
     at.dur = down_[node] ? INFINITY : base_duration(at) * slow_[node];
     retime(a);
   }
@@ -802,11 +812,12 @@ double Sim::progress(int64_t a) const {
     return std::clamp(p, 0.0, 1.0);
   };
   if (wl_.task_stage[at.task] == kMap) return part(at.updated);
-  if (!std::isnan(at.copy_end) && t >= at.copy_end) return 1.0 / 3.0 + 2.0 / 3.0 * part(at.copy_end);
+  const double copy_end = attempt_copy_end_[size_t(a)];
+  if (!std::isnan(copy_end) && t >= copy_end) return 1.0 / 3.0 + 2.0 / 3.0 * part(copy_end);
   // copy phase: the fraction of the shuffle fetched, limited by the maps done so far
   double copy;
-  if (!std::isnan(at.copy_end)) {
-    copy = at.copy_end > at.start ? (t - at.start) / (at.copy_end - at.start) : 1.0;
+  if (!std::isnan(copy_end)) {
+    copy = copy_end > at.start ? (t - at.start) / (copy_end - at.start) : 1.0;
   } else {
     const int32_t job = wl_.task_job[at.task];
     const double m = wl_.n_maps[job];
@@ -843,8 +854,8 @@ bool Sim::map_output_needed(int32_t job) const {
   for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
     if (task_state_[t] != kActive) continue;
     for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
-      const Attempt& at = attempts_[a];
-      if (at.status == kRunning && (std::isnan(at.copy_end) || at.copy_end > now_)) return true;
+      const double copy_end = attempt_copy_end_[size_t(a)];
+      if (attempts_[a].status == kRunning && (std::isnan(copy_end) || copy_end > now_)) return true;
     }
   }
   return false;
@@ -856,8 +867,9 @@ void Sim::stall_copies(int32_t job) {
     if (task_state_[t] != kActive) continue;
     for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
       Attempt& at = attempts_[a];
-      if (at.status != kRunning || std::isnan(at.copy_end) || at.copy_end <= now_) continue;
-      at.copy_end = kNaN;
+      double& copy_end = attempt_copy_end_[size_t(a)];
+      if (at.status != kRunning || std::isnan(copy_end) || copy_end <= now_) continue;
+      copy_end = kNaN;
       at.finish = kNaN;  // its pending end event is now stale
       at.done = 0;
       at.updated = now_;
@@ -959,7 +971,7 @@ void Sim::attempt_end(int64_t a) {
   for (int64_t o = task_running_attempts_[task] > 0 ? task_last_attempt_[task] : -1; o >= 0; o = attempts_[o].prev_same_task)
     if (o != a && attempts_[o].status == kRunning) {
       Attempt& other = attempts_[o];
-      accrue(other);
+      accrue(o);
       other.status = kKilled;
       other.finish = down_[other.node] ? std::min(now_, down_since_[other.node]) : now_;
       release(o);
@@ -1182,29 +1194,26 @@ SimResult Sim::run() {
     mf[j] = jobs_[j].map_finish;
     ready[j] = jobs_[j].ready;
   }
-  // one pass over the attempts, each column written once (reserved, not value-initialized first)
+  // one pass over the records, each column written once (reserved, not value-initialized first);
+  // the columns kept apart during the run are handed over below as they are
   const size_t na = attempts_.size();
-  auto& slot_type = r.att_extra["slot_type"];
-  auto& copy_end = r.att_extra["copy_end"];
-  auto& orig_node = r.att_extra["orig_node"];
-  auto& speed_at_start = r.att_extra["speed_at_start"];
   reserve_huge(r.att_task, na); reserve_huge(r.att_node, na); reserve_huge(r.att_start, na); reserve_huge(r.att_finish, na);
   reserve_huge(r.att_status, na); reserve_huge(r.att_locality, na); reserve_huge(r.att_slot, na);
-  reserve_huge(r.att_speculative, na); reserve_huge(slot_type, na); reserve_huge(copy_end, na); reserve_huge(orig_node, na);
-  reserve_huge(speed_at_start, na);
+  reserve_huge(r.att_speculative, na); reserve_huge(r.att_slot_type, na);
   for (const Attempt& at : attempts_) {
     r.att_task.push_back(at.task); r.att_node.push_back(at.node); r.att_start.push_back(at.start);
     r.att_finish.push_back(at.status == kRunning ? kNaN : at.finish);
     r.att_status.push_back(at.status); r.att_locality.push_back(at.locality); r.att_slot.push_back(at.slot_pos);
     r.att_speculative.push_back(at.speculative);
-    slot_type.push_back(at.slot_type);
-    copy_end.push_back(at.copy_end);
-    orig_node.push_back(at.orig_node);
-    speed_at_start.push_back(at.speed_at_start);
+    r.att_slot_type.push_back(at.slot_type);
   }
   // the scheduler and speculator report last (they may add counters and series)
   sched_.finish(*this, r);
   if (spec_) spec_->finish(*this, r);
+  // (after them: they may still read an attempt's copy end)
+  r.att_extra["copy_end"] = std::move(attempt_copy_end_);
+  r.att_extra["orig_node"] = std::move(attempt_orig_node_);
+  r.att_extra["speed_at_start"] = std::move(attempt_speed_at_start_);
   for (const auto& [name, value] : counters_) r.counters[name] = value;
   r.counters["heartbeats"] = double(heartbeats_);
   r.counters["out_of_band_heartbeats"] = double(oob_heartbeats_);
