@@ -204,14 +204,14 @@ class Sim {
   // so that schedulers need not sum them over every job at every heartbeat.
   int64_t remaining_tasks(int stage) const { return remaining_[stage]; }
   int64_t remaining_ready_reduces() const { return remaining_ready_reduces_; }
-  int32_t map_capacity(int32_t node) const { return cap_[2 * node]; }
-  int32_t reduce_capacity(int32_t node) const { return cap_[2 * node + 1]; }
-  int32_t running_on(int32_t node, int slot_type) const { return used_[2 * node + slot_type]; }
+  int32_t map_capacity(int32_t node) const { return nodes_[node].cap[0]; }
+  int32_t reduce_capacity(int32_t node) const { return nodes_[node].cap[1]; }
+  int32_t running_on(int32_t node, int slot_type) const { return nodes_[node].used[slot_type]; }
   int32_t free_slots(int32_t node, int slot_type) const {  // depends on the slot model
-    if (down_[node]) return 0;  // a down node offers nothing
+    if (nodes_[node].down) return 0;  // a down node offers nothing
     switch (slot_model_) {
-      case SlotModel::Typed: return cap_[2 * node + slot_type] - used_[2 * node + slot_type];
-      case SlotModel::Pooled: return cap_[2 * node] + cap_[2 * node + 1] - used_[2 * node] - used_[2 * node + 1];
+      case SlotModel::Typed: return nodes_[node].cap[slot_type] - nodes_[node].used[slot_type];
+      case SlotModel::Pooled: return nodes_[node].cap[0] + nodes_[node].cap[1] - nodes_[node].used[0] - nodes_[node].used[1];
       case SlotModel::Containers: return free_vcores_[node] > 1e-9 && free_mem_[node] > 1e-9 ? 1 : 0;
     }
     return 0;
@@ -231,10 +231,10 @@ class Sim {
   uint64_t events_processed() const { return events_; }
 
   // ---- faults and progress ----
-  bool node_up(int32_t node) const { return !down_[node]; }
+  bool node_up(int32_t node) const { return !nodes_[node].down; }
   double slowdown(int32_t node) const { return slow_[node]; }        // current duration multiplier
   double effective_speed(int32_t node) const {
-    return down_[node] ? 0.0 : slow_[node] == 1.0 ? cluster_.speed[node] : cluster_.speed[node] / slow_[node];
+    return nodes_[node].down ? 0.0 : slow_[node] == 1.0 ? cluster_.speed[node] : cluster_.speed[node] / slow_[node];
   }
   // Hadoop's progress score of a running attempt now, in [0, 1]: maps the fraction of their input
   // processed; reduces 1/3 x copy fraction + 1/3 x sort + 1/3 x reduce. An attempt on a crashed
@@ -434,11 +434,18 @@ class Sim {
   std::vector<int32_t> scratch_task_of_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 
-  std::vector<int32_t> cap_, used_;  // 2 per node
+  // A node's slots in one record (a heartbeat, a launch and an attempt's end each read one line
+  // for them): capacity and use per slot type, occupied slot positions, whether it is down.
+  struct alignas(32) NodeSlots {
+    int32_t cap[2] = {0, 0};
+    int32_t used[2] = {0, 0};
+    uint64_t slot_bits = 0;
+    uint8_t down = 0;
+  };
+  std::vector<NodeSlots> nodes_;
   std::vector<double> free_vcores_, free_mem_;
   std::vector<uint8_t> parked_;
   std::vector<double> hb_phase_;
-  std::vector<uint64_t> slot_bits_;  // per node: occupied slot positions
   std::vector<int32_t> task_last_attempt_;  // (attempt ids stay below 2^31: launch checks)
   uint64_t heartbeats_ = 0, oob_heartbeats_ = 0;
   int32_t total_cap_[2] = {0, 0};
@@ -471,7 +478,7 @@ class Sim {
   // faults and speculation
   Speculator* spec_ = nullptr;
   std::vector<Fault> faults_;
-  std::vector<uint8_t> down_, hb_dead_, detect_pending_;
+  std::vector<uint8_t> hb_dead_, detect_pending_;
   std::vector<double> slow_, down_since_;
   std::vector<std::vector<int64_t>> node_running_;     // running attempts per node
   std::vector<std::vector<int64_t>> node_map_outputs_;  // succeeded map attempts per node (outputs stored there)

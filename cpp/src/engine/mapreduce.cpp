@@ -267,14 +267,12 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   job_slot_.assign(nj, 0);  // slot 0 is never given out: its bits stay clear
   node_job_bits_.assign(size_t(n), 0);
   waiting_reduces_.resize(nj);
-  cap_.resize(2 * n);
-  used_.assign(2 * n, 0);
-  slot_bits_.assign(n, 0);
+  nodes_.assign(size_t(n), NodeSlots{});
   for (int32_t i = 0; i < n; ++i) {
-    cap_[2 * i] = cluster_.map_slots[i];
-    cap_[2 * i + 1] = cluster_.reduce_slots[i];
-    total_cap_[0] += cap_[2 * i];
-    total_cap_[1] += cap_[2 * i + 1];
+    nodes_[i].cap[0] = cluster_.map_slots[i];
+    nodes_[i].cap[1] = cluster_.reduce_slots[i];
+    total_cap_[0] += nodes_[i].cap[0];
+    total_cap_[1] += nodes_[i].cap[1];
   }
   free_vcores_ = cluster_.vcores;
   free_mem_ = cluster_.memory;
@@ -285,13 +283,12 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   unfinished_jobs_ = static_cast<int64_t>(nj);
   place_replicas();
   faults_ = parse_faults(opt_.faults, n, seed_);
-  down_.assign(n, 0);
   hb_dead_.assign(n, 0);
   detect_pending_.assign(n, 0);
   slow_.assign(n, 1.0);
   down_since_.assign(n, kNaN);
   node_running_.resize(n);
-  for (int32_t i = 0; i < n; ++i) node_running_[i].reserve(cap_[2 * i] + cap_[2 * i + 1]);
+  for (int32_t i = 0; i < n; ++i) node_running_[i].reserve(nodes_[i].cap[0] + nodes_[i].cap[1]);
   node_map_outputs_.resize(n);
   for (const Fault& f : faults_) keep_map_outputs_ |= f.kind == Fault::Crash;
   crash_jobs_.resize(n);
@@ -547,7 +544,7 @@ void Sim::count_ready_reduces(int32_t job) {
 }
 
 bool Sim::fits(int32_t task, int32_t node, int slot_type) const {
-  if (down_[node]) return false;
+  if (nodes_[node].down) return false;
   if (slot_model_ == SlotModel::Containers)
     return wl_.vcores[task] <= free_vcores_[node] + 1e-9 && wl_.memory[task] <= free_mem_[node] + 1e-9;
   return free_slots(node, slot_type) > 0;
@@ -607,7 +604,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (!jobs_[job].submitted) throw std::logic_error("launch: job not yet submitted");
   if (task_state_[task] == kDone) throw std::logic_error("launch: task already finished");
   if (task_state_[task] == kActive && !speculative) throw std::logic_error("launch: task already running (use a speculative attempt)");
-  if (down_[node]) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
+  if (nodes_[node].down) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
   if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
   if (slots != 1) {
     if (slots < 1 || slots > 255 || slot_model_ != SlotModel::Typed) throw std::logic_error("launch: slots must be 1, or 2..255 on typed slots");
@@ -652,16 +649,16 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
   node_running_[node].push_back(a);
   if (std::isnan(js.start)) js.start = now_;
-  used_[2 * node + slot_type] += slots;
+  nodes_[node].used[slot_type] += slots;
   if (slot_model_ == SlotModel::Containers) {
     free_vcores_[node] -= wl_.vcores[task];
     free_mem_[node] -= wl_.memory[task];
   }
   // lowest free slot position on the node, for Gantt charts
   int32_t pos = -1;
-  if (~slot_bits_[node]) {
-    pos = __builtin_ctzll(~slot_bits_[node]);
-    slot_bits_[node] |= (1ULL << pos);
+  if (~nodes_[node].slot_bits) {
+    pos = __builtin_ctzll(~nodes_[node].slot_bits);
+    nodes_[node].slot_bits |= (1ULL << pos);
   }
   at.slot_pos = static_cast<int8_t>(pos);
 
@@ -711,12 +708,12 @@ void Sim::finish_reduce_copy(int32_t job) {
 void Sim::release(int64_t a) {
   Attempt& at = attempts_[a];
   const int32_t node = at.node, task = at.task;
-  used_[2 * node + at.slot_type] -= at.slots;
+  nodes_[node].used[at.slot_type] -= at.slots;
   if (slot_model_ == SlotModel::Containers) {
     free_vcores_[node] += wl_.vcores[task];
     free_mem_[node] += wl_.memory[task];
   }
-  if (at.slot_pos >= 0) slot_bits_[node] &= ~(1ULL << at.slot_pos);
+  if (at.slot_pos >= 0) nodes_[node].slot_bits &= ~(1ULL << at.slot_pos);
   task_running_attempts_[task]--;
   const int32_t job = at.job;
   const int stage = at.stage;
@@ -739,7 +736,7 @@ void Sim::kill(int64_t a) {
 // An attempt ends without success. On a crashed node it stopped running when the node did.
 void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
   Attempt& at = attempts_[a];
-  if (down_[at.node]) at_time = std::min(at_time, down_since_[at.node]);
+  if (nodes_[at.node].down) at_time = std::min(at_time, down_since_[at.node]);
   accrue(a);
   at.status = status;
   at.finish = at_time;
@@ -796,7 +793,7 @@ void Sim::set_node_rate(int32_t node) {
   for (int64_t a : node_running_[node]) {
     Attempt& at = attempts_[a];
     accrue(a);
-    at.dur = down_[node] ? INFINITY : base_duration(at) * slow_[node];
+    at.dur = nodes_[node].down ? INFINITY : base_duration(at) * slow_[node];
     retime(a);
   }
 }
@@ -805,7 +802,7 @@ double Sim::progress(int64_t a) const {
   const Attempt& at = attempts_[a];
   if (at.status == kSucceeded || at.status == kLost) return 1.0;
   double t = at.status == kRunning ? now_ : at.finish;
-  if (at.status == kRunning && down_[at.node]) t = std::min(t, down_since_[at.node]);
+  if (at.status == kRunning && nodes_[at.node].down) t = std::min(t, down_since_[at.node]);
   auto part = [&](double from) {
     from = std::max(from, at.updated);
     double p = at.done + (t > from && at.dur > 0 ? (t - from) / at.dur : 0.0);
@@ -843,7 +840,7 @@ void Sim::slowdown_event(int32_t f, bool begin) {
   }
   if (m == slow_[node]) return;
   slow_[node] = m;
-  if (!down_[node]) set_node_rate(node);
+  if (!nodes_[node].down) set_node_rate(node);
 }
 
 // Whether a job still needs the map outputs it has: some reduce has not fetched everything yet.
@@ -879,9 +876,9 @@ void Sim::stall_copies(int32_t job) {
 }
 
 void Sim::crash(int32_t node, double restart_after) {
-  if (down_[node]) return;  // already down: this crash is absorbed by the current one
+  if (nodes_[node].down) return;  // already down: this crash is absorbed by the current one
   ++crashes_;
-  down_[node] = 1;
+  nodes_[node].down = 1;
   down_since_[node] = now_;
   set_node_rate(node);  // freezes its attempts
   // its map outputs are gone from now on; reduces still copying them must wait
@@ -944,11 +941,11 @@ void Sim::detect(int32_t node) {
 }
 
 void Sim::restart(int32_t node) {
-  if (!down_[node]) return;
+  if (!nodes_[node].down) return;
   if (detect_pending_[node]) detect(node);
-  down_[node] = 0;
+  nodes_[node].down = 0;
   down_since_[node] = kNaN;
-  slot_bits_[node] = 0;
+  nodes_[node].slot_bits = 0;
   if (hb_dead_[node]) {
     hb_dead_[node] = 0;
     events_q_.push(now_, kHeartbeat, static_cast<uint32_t>(node));
@@ -973,7 +970,7 @@ void Sim::attempt_end(int64_t a) {
       Attempt& other = attempts_[o];
       accrue(o);
       other.status = kKilled;
-      other.finish = down_[other.node] ? std::min(now_, down_since_[other.node]) : now_;
+      other.finish = nodes_[other.node].down ? std::min(now_, down_since_[other.node]) : now_;
       release(o);
     }
   JobState& js = jobs_[job];
@@ -1004,7 +1001,7 @@ void Sim::attempt_end(int64_t a) {
     call_scheduler([&] { sched_.on_job_finished(*this, job); });
     if (!child_begin_.empty()) release_children(job);
   }
-  if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0 && !down_[node]) {
+  if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0 && !nodes_[node].down) {
     ++oob_heartbeats_;
     if (spec_) spec_->before_heartbeat(*this, node);
     call_scheduler([&] { sched_.on_heartbeat(*this, node); });
@@ -1014,10 +1011,10 @@ void Sim::attempt_end(int64_t a) {
 
 void Sim::set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots) {
   if (map_slots < 0 || reduce_slots < 0) throw std::logic_error("set_slots: negative slot count");
-  total_cap_[0] += map_slots - cap_[2 * node];
-  total_cap_[1] += reduce_slots - cap_[2 * node + 1];
-  cap_[2 * node] = map_slots;
-  cap_[2 * node + 1] = reduce_slots;
+  total_cap_[0] += map_slots - nodes_[node].cap[0];
+  total_cap_[1] += reduce_slots - nodes_[node].cap[1];
+  nodes_[node].cap[0] = map_slots;
+  nodes_[node].cap[1] = reduce_slots;
 }
 
 void Sim::set_timer(double at, uint64_t tag) { events_q_.push(std::max(at, now_), kTimer, 0, tag); }
@@ -1077,7 +1074,7 @@ void Sim::wake_parked_nodes() {
 }
 
 void Sim::heartbeat(int32_t node) {
-  if (down_[node]) {  // a down node does not report; it resumes at restart
+  if (nodes_[node].down) {  // a down node does not report; it resumes at restart
     hb_dead_[node] = 1;
     return;
   }
@@ -1105,7 +1102,7 @@ void Sim::check_stall() {
     // an attempt still computing (or a node yet to restart) will change the state: not a stall
     int64_t held = 0;
     for (int32_t i = 0; i < n_nodes(); ++i) {
-      if (down_[i]) { stalled_since_ = now_; return; }
+      if (nodes_[i].down) { stalled_since_ = now_; return; }
       for (int64_t a : node_running_[i]) {
         if (std::isfinite(attempts_[a].finish)) { stalled_since_ = now_; return; }
         ++held;
@@ -1128,7 +1125,7 @@ void Sim::sample() {
   TimeSeries& ts = series("slots", {"time", "map_slots", "reduce_slots", "running_maps", "running_reduces",
                                      "pending_maps", "pending_reduces", "active_jobs"});
   int64_t rm = 0, rr = 0;
-  for (int32_t i = 0; i < n_nodes(); ++i) { rm += used_[2 * i]; rr += used_[2 * i + 1]; }
+  for (int32_t i = 0; i < n_nodes(); ++i) { rm += nodes_[i].used[0]; rr += nodes_[i].used[1]; }
   ts.add_row({now_, double(total_cap_[0]), double(total_cap_[1]), double(rm), double(rr), double(total_pending_[0]),
               double(total_pending_[1]), double(active_jobs_.size())});
   events_q_.push(now_ + opt_.sample_interval, kSample);
