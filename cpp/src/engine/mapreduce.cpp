@@ -629,7 +629,6 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (speculative)
     for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
       if (attempts_[o].status == kRunning) { orig_node = attempts_[o].node; break; }
-  attempt_orig_node_.push_back(orig_node);
   if (task_last_attempt_[task] < 0 && stage == kMap) consume_fresh_map(task);
   at.prev_same_task = task_last_attempt_[task];
   task_last_attempt_[task] = static_cast<int32_t>(a);
@@ -662,30 +661,27 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   }
   at.slot_pos = static_cast<int8_t>(pos);
 
-  attempt_speed_at_start_.push_back(effective_speed(node));
   at.done = 0;
   at.updated = now_;
   at.dur = base_duration(at);
   if (slow_[node] != 1.0) at.dur *= slow_[node];
+  double copy_end = kNaN;
+  bool waits_for_maps = false;  // a reduce whose copy waits for the job's last map
   if (stage == kMap) {
     at.finish = now_ + at.dur;
-    attempts_.push_back(at);
-    attempt_copy_end_.push_back(kNaN);
-    events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+  } else if (js.done[kMap] == wl_.n_maps[job] && missing_outputs_[job] == 0) {
+    copy_end = now_ + wl_.input_bytes[task] / opt_.network_bandwidth;
+    at.finish = copy_end + at.dur;
   } else {
-    const double shuffle = wl_.input_bytes[task] / opt_.network_bandwidth;
-    if (js.done[kMap] == wl_.n_maps[job] && missing_outputs_[job] == 0) {
-      attempt_copy_end_.push_back(now_ + shuffle);
-      at.finish = now_ + shuffle + at.dur;
-      attempts_.push_back(at);
-      events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
-    } else {
-      at.finish = kNaN;  // known once the job's last map ends
-      attempts_.push_back(at);
-      attempt_copy_end_.push_back(kNaN);
-      waiting_reduces_[job].push_back(a);
-    }
+    at.finish = kNaN;  // known once the job's last map ends
+    waits_for_maps = true;
   }
+  attempts_.push_back(at);
+  attempt_copy_end_.push_back(copy_end);
+  attempt_orig_node_.push_back(orig_node);
+  attempt_speed_at_start_.push_back(effective_speed(node));
+  if (waits_for_maps) waiting_reduces_[job].push_back(a);
+  else events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   return a;
 }
 
