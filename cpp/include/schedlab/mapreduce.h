@@ -292,7 +292,7 @@ class Sim {
     // the common answer while delay scheduling scans job after job for one node: nothing
     // node-local here, read from the node's row of job bits without a call
     // (every pending map found by place, read from two counters, spares the job's own checks)
-    if (max_level == kNodeLocal && !node_has_fresh_map(job, node) &&
+    if (max_level == kNodeLocal && !fresh_map_on_node(job, node) &&
         (maps_found_by_place() || (requeued_[kMap][job].empty() && !unplaced_maps_[job])))
       return -1;
     return find_map_anywhere(job, node, max_level);
@@ -303,6 +303,12 @@ class Sim {
     uint64_t any = 0;
     for (int32_t w = 0; w < job_words_; ++w) any |= row[w];
     return any != 0;
+  }
+  // Whether `job` has a never-launched map with input on `node` (the node's bit of the job).
+  // While maps_found_by_place(), find_map(job, node, any level) is then such a map.
+  bool fresh_map_on_node(int32_t job, int32_t node) const {
+    const int32_t slot = job_slot_[job];
+    return (node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] >> (slot & 63)) & 1;
   }
   // Whether `job` has a never-launched map with input on `rack` (its rack index's bit).
   bool fresh_map_on_rack(int32_t job, int32_t rack) const {
@@ -391,8 +397,9 @@ class Sim {
   std::vector<int32_t> fresh_cursor_[2];  // next never-launched task per job and stage
   std::vector<std::vector<int32_t>> requeued_[2];  // tasks to re-run, served first
   // Per job, built at submission and freed when it ends: its map tasks grouped by replica node
-  // (and by rack) in flat sorted arrays, searched by binary search. Each group is consumed from
-  // the back (lowest task index last) skipping tasks no longer pending.
+  // (and by rack) in flat arrays sorted by place, found through a directory of place ranges.
+  // Each group is consumed from the back (lowest task index last) skipping tasks no longer
+  // pending.
   // A group's bit (`has`, or the job's bit in node_job_bits_) is set exactly while some task of
   // the group was never launched. A task re-queued after it ran is served from requeued_ first,
   // so the index need not track it.
@@ -406,7 +413,12 @@ class Sim {
     std::vector<Group> groups;
     std::vector<int32_t> tasks;
     std::vector<int32_t> group_of;  // per replica of the job's maps (in replica order): its group
+                                    // (~group for a task's second replica in the same group)
     std::vector<uint64_t> has;      // rack index: a bit per rack whose group has fresh tasks
+    // the groups of places p with p >> shift == b are groups[dir[b] .. dir[b + 1]): about one
+    // group per range, so a place's group is found in a probe or two, without a search
+    std::vector<int32_t> dir;
+    int shift = 0;
     void clear() { *this = PlaceIndex{}; }
   };
   int32_t take_local(PlaceIndex& index, int32_t place);
@@ -415,10 +427,6 @@ class Sim {
   void consume_fresh_map(int32_t task);  // a never-launched map launches: update its groups' counts and bits
   void free_job_index(int32_t job);  // the job ended: its index and slot go
   int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
-  bool node_has_fresh_map(int32_t job, int32_t node) const {
-    const int32_t slot = job_slot_[job];
-    return (node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] >> (slot & 63)) & 1;
-  }
   std::vector<PlaceIndex> node_index_, rack_index_;
   // The node-local "may have a pending map here" bits, transposed: each active job holds a slot,
   // and each node a row of job_words_ words with a bit per slot. Delay scheduling asks one node

@@ -396,27 +396,41 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
   if (keep_bits) index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
   index.group_of.resize(static_cast<size_t>(n_reps));
   index.tasks.reserve(keys.size());
-  size_t n_groups = 0;  // (distinct places: the groups' exact room, no regrowth copies)
-  for (size_t k = 0; k < keys.size(); ++k) n_groups += k == 0 || (keys[k] >> 32) != (keys[k - 1] >> 32);
-  index.groups.reserve(n_groups);
+  // (at most one group per replica and per place: room enough, no regrowth copies)
+  const size_t max_groups = std::min(keys.size(), static_cast<size_t>(std::max(n_places, 1)));
+  index.groups.reserve(max_groups);
+  // the directory: ranges of 2^shift places, no more ranges than room for groups
+  index.shift = 0;
+  while ((int64_t(n_places) >> index.shift) > int64_t(max_groups)) ++index.shift;
+  const size_t n_ranges = (size_t(std::max(n_places, 1) - 1) >> index.shift) + 1;
+  index.dir.resize(n_ranges + 1);
+  size_t next_range = 0;  // ranges before it have their first group set
+  auto close_group = [&](PlaceIndex::Group& g, int32_t end) {
+    g.end = end;
+    g.fresh = end - g.begin;  // every task of a new group is fresh
+  };
   int32_t last_place = -1, last_task = -1;
   for (const uint64_t key : keys) {
     const auto place = static_cast<int32_t>(key >> 32);
     const uint32_t i = ~static_cast<uint32_t>(key);
     const int32_t t = task_of[i];
     if (place != last_place) {
-      if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
+      const auto first = static_cast<int32_t>(index.groups.size());
+      if (!index.groups.empty()) close_group(index.groups.back(), static_cast<int32_t>(index.tasks.size()));
       index.groups.push_back({place, static_cast<int32_t>(index.tasks.size()), 0, 0});
+      for (const size_t range = size_t(place) >> index.shift; next_range <= range;) index.dir[next_range++] = first;
       if (keep_bits) index.has[size_t(place >> 6)] |= 1ULL << (place & 63);
       last_place = place;
       last_task = -1;
     }
-    if (t != last_task) index.tasks.push_back(t);  // two replicas of a task in one place count once
+    // two replicas of a task in one place count once: the second's group is stored as ~group
+    const auto group = static_cast<int32_t>(index.groups.size()) - 1;
+    index.group_of[i] = t != last_task ? group : ~group;
+    if (t != last_task) index.tasks.push_back(t);
     last_task = t;
-    index.group_of[i] = static_cast<int32_t>(index.groups.size()) - 1;
   }
-  if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
-  for (auto& g : index.groups) g.fresh = g.end - g.begin;
+  if (!index.groups.empty()) close_group(index.groups.back(), static_cast<int32_t>(index.tasks.size()));
+  while (next_range <= n_ranges) index.dir[next_range++] = static_cast<int32_t>(index.groups.size());
 }
 
 void Sim::build_job_index(int32_t j) {
@@ -458,18 +472,14 @@ void Sim::consume_fresh_map(int32_t task) {
   PlaceIndex& racks = rack_index_[job];
   for (int64_t k = rep_begin_[task]; k < rep_begin_[task + 1]; ++k) {
     const size_t i = static_cast<size_t>(k - base);
-    // a task counts once per group, however many of its replicas fall in it
-    bool node_seen = false, rack_seen = false;
-    for (int64_t q = rep_begin_[task]; q < k; ++q) {
-      node_seen |= nodes.group_of[size_t(q - base)] == nodes.group_of[i];
-      rack_seen |= racks.group_of[size_t(q - base)] == racks.group_of[i];
-    }
-    if (!node_seen && --nodes.groups[size_t(nodes.group_of[i])].fresh == 0) {
-      const int32_t node = nodes.groups[size_t(nodes.group_of[i])].place;
+    // (a task counts once per group: a second replica in the same group has it as ~group)
+    const int32_t ng = nodes.group_of[i], rg = racks.group_of[i];
+    if (ng >= 0 && --nodes.groups[size_t(ng)].fresh == 0) {
+      const int32_t node = nodes.groups[size_t(ng)].place;
       node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
     }
-    if (!rack_seen && --racks.groups[size_t(racks.group_of[i])].fresh == 0) {
-      const int32_t rack = racks.groups[size_t(racks.group_of[i])].place;
+    if (rg >= 0 && --racks.groups[size_t(rg)].fresh == 0) {
+      const int32_t rack = racks.groups[size_t(rg)].place;
       racks.has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
     }
   }
@@ -492,19 +502,13 @@ void Sim::free_job_index(int32_t j) {
 // first: set, the group holds a never-launched task). The group's end moves down past tasks no
 // longer pending, so each is skipped once.
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
-  // interpolation search: replicas spread over the places, so the group of `place` is near its
-  // proportional position (a probe or two, each a cache miss, where a binary search takes ~10)
+  const size_t b = size_t(place) >> index.shift;
+  if (b + 1 >= index.dir.size()) return -1;
   auto& groups = index.groups;
-  if (groups.empty()) return -1;
-  size_t lo = 0, hi = groups.size() - 1;  // the group, if any, is within [lo, hi]
-  while (lo <= hi && groups[lo].place <= place && place <= groups[hi].place) {
-    const int64_t span = int64_t(groups[hi].place) - groups[lo].place;
-    const size_t mid = span == 0 ? lo : lo + size_t((int64_t(place) - groups[lo].place) * int64_t(hi - lo) / span);
-    if (groups[mid].place == place) { lo = mid; break; }
-    if (groups[mid].place < place) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  if (lo >= groups.size() || groups[lo].place != place) return -1;
+  size_t lo = size_t(index.dir[b]);
+  const size_t stop = size_t(index.dir[b + 1]);
+  while (lo < stop && groups[lo].place < place) ++lo;
+  if (lo == stop || groups[lo].place != place) return -1;
   auto it = groups.begin() + std::ptrdiff_t(lo);
   while (it->end > it->begin && task_state_[index.tasks[size_t(it->end - 1)]] != kPending) --it->end;
   return it->end > it->begin ? index.tasks[size_t(it->end - 1)] : -1;
@@ -560,7 +564,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   }
   // the node's bit of this job first: clear, it has no pending map here (the common answer
   // while delay scheduling scans the jobs, from the node's few cache lines)
-  if (node_has_fresh_map(job, node)) {
+  if (fresh_map_on_node(job, node)) {
     const int32_t t = take_local(node_index_[job], node);
     if (t >= 0) return t;
   }

@@ -316,6 +316,8 @@ class FairScheduler : public Scheduler {
   // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
   // FIFO) order. Returns whether a task was launched.
   bool assign_one(Sim& sim, int32_t node, int type) {
+    // (true for the whole scan once true: it turns false only as jobs arrive or tasks fail)
+    const bool by_place = type == kMap && sim.maps_found_by_place();
     auto& pools = pool_order_[type];
     for (size_t pi = 0; pi < pools.items().size(); ++pi) {
       const int32_t p = pools.items()[pi].id;
@@ -328,6 +330,12 @@ class FairScheduler : public Scheduler {
           if (t < 0) continue;
         } else {
           ++map_job_visits_;
+          // the common visit: no map of the job here and the job may not go beyond node-local
+          // yet (find_map's answer, without working out how far it may go)
+          if (by_place && !sim.fresh_map_on_node(j, node) && (strict_ || delay_.node_local_only(j))) {
+            delay_.skipped(j);
+            continue;
+          }
           t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
           if (t < 0) {
             delay_.skipped(j);

@@ -118,6 +118,8 @@ class DelayScheduling {
   }
   void init(const Sim& sim, double delay) {
     job_.assign(sim.workload().n_jobs(), Job{});
+    skipped_list_.assign(sim.workload().n_jobs(), 0);  // (a job is in it at most once)
+    n_skipped_ = 0;
     delay_ = ticks(delay);
   }
   // Step 1: at each heartbeat, jobs skipped at the previous one have waited another delta.
@@ -129,8 +131,8 @@ class DelayScheduling {
     if (all_listed) shared_ += delta;  // every listed job was skipped: each has waited delta more
     listed_skipped_ = false;
     bool listed_waited = false;
-    for (int32_t j : skipped_list_) {
-      Job& r = job_[size_t(j)];
+    for (size_t k = 0; k < n_skipped_; ++k) {
+      Job& r = job_[size_t(skipped_list_[k])];
       r.skipped = 0;
       if (!r.listed) {
         r.wait += delta;
@@ -139,7 +141,7 @@ class DelayScheduling {
         listed_waited = true;
       }
     }
-    skipped_list_.clear();
+    n_skipped_ = 0;
     // those listed jobs will reach the delay delta sooner: so may the first of them
     if (listed_waited && next_cross_ != kNever) next_cross_ -= delta;
   }
@@ -154,6 +156,11 @@ class DelayScheduling {
       default: return kRemote;
     }
   }
+  // allowed(job) == kNodeLocal, without working out the level beyond (a scan's common question).
+  bool node_local_only(int32_t job) const {
+    const Job& r = job_[size_t(job)];
+    return delay_ > 0 && r.level == kNodeLocal && waited(r) < delay_;
+  }
   // Step 3: a launch resets the wait and records the level; a visit without launch marks a skip.
   void launched(int32_t job, Locality l) {
     Job& r = job_[size_t(job)];
@@ -163,7 +170,7 @@ class DelayScheduling {
   }
   void skipped(int32_t job) {
     Job& r = job_[size_t(job)];
-    if (!r.skipped) { r.skipped = 1; skipped_list_.push_back(job); }
+    if (!r.skipped) { r.skipped = 1; skipped_list_[n_skipped_++] = job; }
   }
   // How long `job` has waited since its last launch, counted as above.
   Ticks waited(int32_t job) const { return waited(job_[size_t(job)]); }
@@ -244,7 +251,8 @@ class DelayScheduling {
   }
 
   std::vector<Job> job_;
-  std::vector<int32_t> skipped_list_;
+  std::vector<int32_t> skipped_list_;  // its first n_skipped_ entries: the jobs skipped since on_heartbeat()
+  size_t n_skipped_ = 0;
   std::vector<int32_t> listed_jobs_;
   Ticks shared_ = 0;              // the listed jobs' clock: grows by the heartbeat deltas they all waited
   bool listed_skipped_ = false;   // skip_listed() since the last on_heartbeat()
