@@ -25,6 +25,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -241,7 +242,11 @@ class Sim {
   // node keeps the progress it had when the node stopped. Finished attempts: 1 if succeeded.
   double progress(int64_t attempt) const;
   // Attempts running on a node (unordered).
-  const std::vector<int64_t>& attempts_on(int32_t node) const { return node_running_[node]; }
+  std::span<const int32_t> attempts_on(int32_t node) const {
+    const NodeSlots& n = nodes_[node];
+    if (n.spilled) return spilled_running_[node];
+    return {n.running, size_t(n.n_running)};
+  }
   // Running speculative attempts of a job's stage.
   int32_t speculative_running(int32_t job, int stage) const { return spec_running_[2 * job + stage]; }
   int64_t speculative_running_total() const { return spec_running_total_; }
@@ -444,13 +449,22 @@ class Sim {
 
   // A node's slots in one record (a heartbeat, a launch and an attempt's end each read one line
   // for them): capacity and use per slot type, occupied slot positions, whether it is down.
-  struct alignas(32) NodeSlots {
+  // A node's slots and the attempts running there, in one cache line: a heartbeat, a launch and
+  // an attempt's end read and write one line for them.
+  struct alignas(64) NodeSlots {
+    static constexpr int kInline = 8;
     int32_t cap[2] = {0, 0};
     int32_t used[2] = {0, 0};
     uint64_t slot_bits = 0;
     uint8_t down = 0;
+    uint8_t spilled = 0;         // its running attempts outgrew `running`: in spilled_running_[node]
+    int32_t n_running = 0;       // (while not spilled)
+    int32_t running[kInline]{};  // its running attempts (ids < 2^31) in attempts_on's order
   };
   std::vector<NodeSlots> nodes_;
+  std::vector<std::vector<int32_t>> spilled_running_;  // (sized n_nodes on the first spill)
+  void add_running(int32_t node, int64_t a);
+  void remove_running(int32_t node, int64_t a);
   std::vector<double> free_vcores_, free_mem_;
   std::vector<uint8_t> parked_;
   std::vector<double> hb_phase_;
@@ -488,7 +502,6 @@ class Sim {
   std::vector<Fault> faults_;
   std::vector<uint8_t> hb_dead_, detect_pending_;
   std::vector<double> slow_, down_since_;
-  std::vector<std::vector<int64_t>> node_running_;     // running attempts per node
   std::vector<std::vector<int64_t>> node_map_outputs_;  // succeeded map attempts per node (outputs stored there)
   bool keep_map_outputs_ = false;                        // a node may crash: node_map_outputs_ is kept
   std::vector<int32_t> spec_running_;                  // per job and stage

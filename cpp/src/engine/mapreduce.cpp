@@ -287,8 +287,6 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   detect_pending_.assign(n, 0);
   slow_.assign(n, 1.0);
   down_since_.assign(n, kNaN);
-  node_running_.resize(n);
-  for (int32_t i = 0; i < n; ++i) node_running_[i].reserve(nodes_[i].cap[0] + nodes_[i].cap[1]);
   node_map_outputs_.resize(n);
   for (const Fault& f : faults_) keep_map_outputs_ |= f.kind == Fault::Crash;
   crash_jobs_.resize(n);
@@ -650,7 +648,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   js.running_attempts[stage]++;
   user_running_[2 * wl_.user[job] + stage]++;
   if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
-  node_running_[node].push_back(a);
+  add_running(node, a);
   if (std::isnan(js.start)) js.start = now_;
   nodes_[node].used[slot_type] += slots;
   if (slot_model_ == SlotModel::Containers) {
@@ -721,11 +719,36 @@ void Sim::release(int64_t a) {
   jobs_[job].running_attempts[stage]--;
   user_running_[2 * wl_.user[job] + stage]--;
   if (at.speculative) { spec_running_[2 * job + stage]--; --spec_running_total_; }
-  auto& list = node_running_[node];
+  remove_running(node, a);
+}
+
+void Sim::add_running(int32_t node, int64_t a) {
+  NodeSlots& n = nodes_[node];
+  if (!n.spilled && n.n_running < NodeSlots::kInline) {
+    n.running[n.n_running++] = static_cast<int32_t>(a);
+    return;
+  }
+  if (!n.spilled) {  // one more than fit: the list moves to a vector of its own, for good
+    if (spilled_running_.empty()) spilled_running_.resize(size_t(n_nodes()));
+    spilled_running_[node].assign(n.running, n.running + n.n_running);
+    n.spilled = 1;
+    n.n_running = 0;
+  }
+  spilled_running_[node].push_back(static_cast<int32_t>(a));
+}
+
+void Sim::remove_running(int32_t node, int64_t a) {
   // a few entries at most: finding it beats keeping positions in the attempts, whose update
   // would touch another attempt's memory
-  *std::find(list.begin(), list.end(), a) = list.back();
-  list.pop_back();
+  NodeSlots& n = nodes_[node];
+  if (n.spilled) {
+    auto& list = spilled_running_[node];
+    *std::find(list.begin(), list.end(), static_cast<int32_t>(a)) = list.back();
+    list.pop_back();
+  } else {
+    *std::find(n.running, n.running + n.n_running, static_cast<int32_t>(a)) = n.running[n.n_running - 1];
+    --n.n_running;
+  }
 }
 
 void Sim::kill(int64_t a) {
@@ -790,7 +813,7 @@ void Sim::retime(int64_t a) {
 }
 
 void Sim::set_node_rate(int32_t node) {
-  for (int64_t a : node_running_[node]) {
+  for (int64_t a : attempts_on(node)) {
     Attempt& at = attempts_[a];
     accrue(a);
     at.dur = nodes_[node].down ? INFINITY : base_duration(at) * slow_[node];
@@ -906,7 +929,8 @@ void Sim::detect(int32_t node) {
   if (!detect_pending_[node]) return;
   detect_pending_[node] = 0;
   // the node's attempts failed when it stopped
-  std::vector<int64_t> running = node_running_[node];
+  const auto on_node = attempts_on(node);
+  const std::vector<int64_t> running(on_node.begin(), on_node.end());  // (ending them changes the list)
   for (int64_t a : running) {
     end_attempt(a, kFailed, down_since_[node]);
     ++failed_attempts_;
@@ -1103,7 +1127,7 @@ void Sim::check_stall() {
     int64_t held = 0;
     for (int32_t i = 0; i < n_nodes(); ++i) {
       if (nodes_[i].down) { stalled_since_ = now_; return; }
-      for (int64_t a : node_running_[i]) {
+      for (int64_t a : attempts_on(i)) {
         if (std::isfinite(attempts_[a].finish)) { stalled_since_ = now_; return; }
         ++held;
       }
