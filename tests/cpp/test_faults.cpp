@@ -3,6 +3,7 @@
 // down node, fault parsing errors, speculation caps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -72,6 +73,44 @@ Options opts(const std::string& faults, double detection = 600) {
   o.faults = faults;
   o.detection_delay = detection;
   return o;
+}
+
+// Greedy, checking at every heartbeat that each node's list of running attempts (attempts_on)
+// holds exactly the attempts running there, by a scan of all attempts.
+class CheckedGreedy : public Greedy {
+ public:
+  int64_t checks = 0, most_on_a_node = 0;
+  void on_heartbeat(Sim& sim, int32_t node) override {
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+      std::vector<int64_t> listed(sim.attempts_on(n).begin(), sim.attempts_on(n).end()), running;
+      for (int64_t a = 0; a < sim.n_attempts(); ++a)
+        if (sim.attempt(a).status == kRunning && sim.attempt(a).node == n) running.push_back(a);
+      std::sort(listed.begin(), listed.end());
+      ASSERT_EQ(listed, running) << "node " << n << " at t=" << sim.now();
+      most_on_a_node = std::max<int64_t>(most_on_a_node, int64_t(running.size()));
+      ++checks;
+    }
+    Greedy::on_heartbeat(sim, node);
+  }
+};
+
+// Nodes with more slots than a node's record holds inline (8): the list moves to a vector of its
+// own and stays right through launches, ends, a slowdown and a crash.
+TEST(Faults, RunningListsOfBigNodesAgreeWithTheAttempts) {
+  Cluster c = Cluster::uniform(2, 1, 12, 4);
+  std::vector<double> maps, reduces;
+  for (int i = 0; i < 60; ++i) maps.push_back(5 + (i * 7) % 23);
+  for (int i = 0; i < 10; ++i) reduces.push_back(3 + i);
+  Workload w = one_job(maps, reduces, 2, 2);
+  CheckedGreedy g;
+  Sim sim(c, w, g, opts("slowdown:0:10:30:2;crash:1:20:40", 5), 0);
+  SimResult r = sim.run();
+  EXPECT_GT(g.checks, 100);
+  EXPECT_GT(g.most_on_a_node, 8);  // the spilled form was used
+  std::vector<int> succeeded(w.n_tasks(), 0);
+  for (size_t i = 0; i < r.att_task.size(); ++i) succeeded[size_t(r.att_task[i])] += r.att_status[i] == kSucceeded;
+  for (size_t t = 0; t < w.n_tasks(); ++t) EXPECT_EQ(succeeded[t], 1) << "task " << t;
+  EXPECT_FALSE(std::isnan(r.job_finish[0]));
 }
 
 TEST(Faults, SlowdownRetimesAttemptInFlight) {

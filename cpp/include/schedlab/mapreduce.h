@@ -433,6 +433,7 @@ class Sim {
   void free_job_index(int32_t job);  // the job ended: its index and slot go
   int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
   std::vector<PlaceIndex> node_index_, rack_index_;
+  struct { int32_t task = -1, node = -1; } found_local_;  // the last map found in a node's group: node-local there
   // The node-local "may have a pending map here" bits, transposed: each active job holds a slot,
   // and each node a row of job_words_ words with a bit per slot. Delay scheduling asks one node
   // about job after job; a row keeps those answers in a few cache lines.

@@ -564,7 +564,10 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   // while delay scheduling scans the jobs, from the node's few cache lines)
   if (fresh_map_on_node(job, node)) {
     const int32_t t = take_local(node_index_[job], node);
-    if (t >= 0) return t;
+    if (t >= 0) {
+      found_local_ = {t, node};  // (its launch there, usually next, need not look at its replicas)
+      return t;
+    }
   }
   if (max_level >= kRackLocal) {
     const int32_t rack = cluster_.rack[node];
@@ -621,7 +624,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   at.node = node;
   at.start = now_;
   at.status = kRunning;
-  at.locality = locality(task, node);
+  at.locality = found_local_.task == task && found_local_.node == node ? kNodeLocal : locality(task, node);
   at.slot_type = static_cast<uint8_t>(slot_type);
   at.speculative = speculative ? 1 : 0;
   at.slots = static_cast<uint8_t>(slots);
