@@ -448,10 +448,9 @@ class Sim {
   std::vector<int32_t> scratch_task_of_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 
-  // A node's slots in one record (a heartbeat, a launch and an attempt's end each read one line
-  // for them): capacity and use per slot type, occupied slot positions, whether it is down.
-  // A node's slots and the attempts running there, in one cache line: a heartbeat, a launch and
-  // an attempt's end read and write one line for them.
+  // A node's slots and the attempts running there, in one cache line (a heartbeat, a launch and
+  // an attempt's end read and write one line for them): capacity and use per slot type, occupied
+  // slot positions, whether it is down, and its running attempts.
   struct alignas(64) NodeSlots {
     static constexpr int kInline = 8;
     int32_t cap[2] = {0, 0};
