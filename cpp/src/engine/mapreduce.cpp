@@ -485,8 +485,9 @@ void Sim::consume_fresh_map(int32_t task) {
 
 void Sim::free_job_index(int32_t j) {
   const int32_t slot = job_slot_[j];
+  // (a bit is set only while its group has a never-launched task: at the job's end, rarely)
   for (const auto& g : node_index_[j].groups)
-    node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+    if (g.fresh > 0) node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
   free_job_slots_.push_back(slot);
   job_slot_[j] = 0;
   unplaced_active_jobs_ -= unplaced_maps_[j];
