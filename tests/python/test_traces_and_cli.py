@@ -91,6 +91,28 @@ def test_swim_malformed(tmp_path, content, match):
     assert "bad.tsv:1" in str(e.value)
 
 
+@pytest.mark.parametrize("input_bytes", ["99999999999999999999", "1e300"])
+def test_swim_job_with_too_many_tasks(tmp_path, input_bytes):
+    # bytes that make more tasks than the engines can number: an error naming the line, not an
+    # attempt to allocate terabytes (or a count wrapped around to a negative number)
+    p = write(tmp_path, "huge.tsv", f"job0\t0\t0\t10\t0\t0\njob1\t1\t1\t{input_bytes}\t0\t0\n".encode())
+    with pytest.raises(ValueError, match="job1") as e:
+        sl.read_trace(p)
+    assert "huge.tsv:2:" in str(e.value) and "max_tasks_per_job" in str(e.value)
+    capped = sl.read_trace(p, max_tasks_per_job=10)
+    assert list(capped.jobs["n_maps"]) == [1, 10]
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="max_tasks_per_job"):
+            sl.read_trace(p, max_tasks_per_job=bad)
+
+
+def test_swim_workload_with_too_many_tasks(tmp_path):
+    # each job fits, the two together do not: the error names the line where the total passes
+    p = write(tmp_path, "two.tsv", b"a\t0\t0\t1e17\t0\t0\nb\t1\t1\t1e17\t0\t0\n")
+    with pytest.raises(ValueError, match="two.tsv:2: job 'b'"):
+        sl.read_trace(p)
+
+
 def test_swim_real_samples():
     fb = sl.read_trace(trace_path("swim", "FB-2009_samples_24_times_1hr_0.tsv"))
     assert fb.n_jobs == 5894

@@ -17,6 +17,8 @@ import pandas as pd
 
 from .._workload import Workload
 
+MAX_TASKS = 2**31 - 1  # the engines number tasks with 32-bit integers
+
 
 def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float = 1 * 2**30, scale: float = 1.0,
               map_rate: float = 32 * 2**20, reduce_rate: float = 32 * 2**20, task_overhead: float = 2.0,
@@ -26,7 +28,10 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
                    ("map_rate", map_rate), ("reduce_rate", reduce_rate)):
         if not v > 0:
             raise ValueError(f"read_swim: '{key}' must be positive, got {v!r}")
-    ids, submit, inp, shuf, out = [], [], [], [], []
+    if max_tasks_per_job is not None and (isinstance(max_tasks_per_job, bool) or not float(max_tasks_per_job).is_integer()
+                                          or max_tasks_per_job < 1):
+        raise ValueError(f"read_swim: 'max_tasks_per_job' must be a whole number >= 1 (or None), got {max_tasks_per_job!r}")
+    ids, lines, submit, inp, shuf, out = [], [], [], [], [], []
     with open(path, "rb") as f:
         data = f.read()
     for lineno, raw in enumerate(data.splitlines(), start=1):
@@ -44,6 +49,7 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
         if any((not np.isfinite(v)) or v < 0 for v in vals):
             raise ValueError(f"{where}: times and byte counts must be numbers >= 0")
         ids.append(fields[0])
+        lines.append(lineno)
         submit.append(vals[0])
         inp.append(vals[2])
         shuf.append(vals[3])
@@ -53,12 +59,22 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
     inp = np.asarray(inp) * scale
     shuf = np.asarray(shuf) * scale
     out = np.asarray(out) * scale
-    n_maps = np.maximum(np.ceil(np.maximum(inp, block_bytes) / block_bytes), 1).astype(np.int64)
+    # task counts in floating point first: a byte count far out of range must not wrap around
+    n_maps = np.maximum(np.ceil(np.maximum(inp, block_bytes) / block_bytes), 1)
     red_bytes = shuf + out
-    n_red = np.where(red_bytes > 0, np.maximum(np.rint(red_bytes / bytes_per_reduce), 1), 0).astype(np.int64)
+    n_red = np.where(red_bytes > 0, np.maximum(np.rint(red_bytes / bytes_per_reduce), 1), 0)
     if max_tasks_per_job is not None:
         n_maps = np.minimum(n_maps, max_tasks_per_job)
         n_red = np.minimum(n_red, max_tasks_per_job)
+    running_total = np.cumsum(n_maps + n_red)
+    if running_total[-1] > MAX_TASKS:
+        i = int(np.argmax(running_total > MAX_TASKS))
+        raise ValueError(f"{path}:{lines[i]}: job {ids[i]!r} makes {n_maps[i]:.4g} map and {n_red[i]:.4g} reduce tasks "
+                         f"({inp[i]:.4g} input bytes, {red_bytes[i]:.4g} shuffle and output bytes after scale {scale}), "
+                         f"{running_total[i]:.4g} tasks with the jobs above it: a workload holds at most {MAX_TASKS:,}; "
+                         "raise block_bytes or bytes_per_reduce, lower scale, or pass max_tasks_per_job")
+    n_maps = n_maps.astype(np.int64)
+    n_red = n_red.astype(np.int64)
     n = len(ids)
     jidx = np.arange(n)
     map_job = np.repeat(jidx, n_maps)
