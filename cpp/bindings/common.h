@@ -2,6 +2,9 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <utility>
+
+#include "schedlab/interrupt.h"
 #include "schedlab/params.h"
 #include "schedlab/results.h"
 
@@ -11,6 +14,25 @@ namespace schedlab::bindings {
 pybind11::dict result_dict(SimResult&& r);
 // Python keyword values (numbers, booleans, strings) as the core's parameter values.
 ParamValues to_values(const pybind11::dict& d);
+// Runs `simulate` (a callable returning a SimResult) without the GIL, so that other Python threads
+// go on, while Ctrl-C still works: the engines poll Python's pending signals (taking the GIL for
+// a moment every 2^20 events), and a KeyboardInterrupt (or whatever the signal handler raised)
+// stops the run and is raised here.
+template <class Simulate>
+SimResult run_without_gil(Simulate&& simulate) {
+  SimResult r;
+  try {
+    pybind11::gil_scoped_release release;
+    InterruptCheck check([] {
+      pybind11::gil_scoped_acquire gil;
+      return PyErr_CheckSignals() != 0;  // (the handler's exception stays set for below)
+    });
+    r = std::forward<Simulate>(simulate)();
+  } catch (const Interrupted&) {
+    throw pybind11::error_already_set();
+  }
+  return r;
+}
 // Defined in python_scheduler.cpp: the Python scheduler interface of the MapReduce engine.
 void bind_python_scheduler(pybind11::module_& m);
 

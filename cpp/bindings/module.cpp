@@ -291,12 +291,7 @@ PYBIND11_MODULE(_core, m) {
         req.scheduler_params = to_values(scheduler_params);
         req.options = to_values(options);
         req.seed = seed;
-        SimResult r;
-        {
-          py::gil_scoped_release release;
-          r = schedlab::run(req);
-        }
-        return result_dict(std::move(r));
+        return result_dict(bindings::run_without_gil([&] { return schedlab::run(req); }));
       },
       py::arg("cluster"), py::arg("workload"), py::arg("scheduler"), py::arg("scheduler_params"),
       py::arg("options"), py::arg("seed"));

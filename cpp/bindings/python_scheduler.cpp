@@ -309,12 +309,7 @@ void bind_python_scheduler(py::module_& m) {
         auto spec = mr::make_speculator(opt.speculation, opt.speculation_params);  // speculation composes here too
         mr::Sim sim(*cluster, *workload, sched, opt, seed);
         sim.set_speculator(spec.get());
-        SimResult r;
-        {
-          py::gil_scoped_release release;
-          r = sim.run();
-        }
-        return result_dict(std::move(r));
+        return result_dict(run_without_gil([&] { return sim.run(); }));
       },
       py::arg("cluster"), py::arg("workload"), py::arg("callbacks"), py::arg("slot_model"), py::arg("options"),
       py::arg("seed"),

@@ -247,3 +247,40 @@ def test_readers_are_registered():
     for fmt in ("google2011", "alibaba2017", "alibaba2018", "swf"):
         assert fmt in sl.traces.READERS
     assert sl.traces.SUFFIXES[".swf"] == "swf"
+
+
+# ------------------------------------------------------------- task counts past the engines' limit
+# A count that would make more than 2^31 - 1 tasks is an error naming its line, raised before any
+# task is made (not an attempt to allocate terabytes, nor a count wrapped around).
+def test_swf_too_many_processors(tmp_path):
+    lines = SWF.strip().splitlines()
+    lines.insert(4, "5 40 0 10 2147483648 -1 -1 1 60 -1 1 9 1 -1 1 -1 -1 -1")
+    p = write(tmp_path / "big.swf", "\n".join(lines))
+    with pytest.raises(ValueError, match=r"big\.swf:5: job 5 has 2\.147e\+09 processors.*max_tasks_per_job"):
+        sl.read_trace(p)
+    assert sl.read_trace(p, tasks_per_job="one").n_tasks == 4
+    assert sl.read_trace(p, max_tasks_per_job=3).jobs["processors"].tolist() == [4, 2, 1, 2147483648]
+
+
+def test_alibaba2017_too_many_instances(tmp_path):
+    lines = ALI2017.strip().splitlines()
+    lines.insert(2, "120,140,1,9,3000000000,Terminated,50,0.01")
+    p = write(tmp_path / "batch_task.csv", "\n".join(lines))
+    with pytest.raises(ValueError, match=r"batch_task\.csv:3: task with 3000000000 instances \(job 1\)"):
+        sl.read_trace(p, format="alibaba2017", instances=True)
+    assert sl.read_trace(p, format="alibaba2017", instances=True, max_instances_per_task=5).n_tasks == 3 + 5 + 2 + 1
+    assert sl.read_trace(p, format="alibaba2017").jobs["instances"].tolist() == [3000000005, 1]
+    lines[2] = "120,140,1,9,99999999999999999999,Terminated,50,0.01"
+    write(tmp_path / "batch_task.csv", "\n".join(lines))
+    with pytest.raises(ValueError, match=r"batch_task\.csv:3: field 'number_of_instances' is out of range"):
+        sl.read_trace(p, format="alibaba2017")
+
+
+@pytest.mark.parametrize("dag", ["jobs", "depth"])
+def test_alibaba2018_too_many_instances(tmp_path, dag):
+    lines = ALI2018.strip().splitlines()
+    lines[3] = lines[3].replace(",5,j_2,", ",2147483648,j_2,")
+    p = write(tmp_path / "batch_task.csv", "\n".join(lines))
+    with pytest.raises(ValueError, match=r"batch_task\.csv:4: task with 2147483648 instances \(job j_2\)"):
+        sl.read_trace(p, format="alibaba2018", dag=dag, instances=True)
+    assert sl.read_trace(p, format="alibaba2018", dag=dag, instances=True, max_instances_per_task=2).n_tasks > 0

@@ -13,6 +13,7 @@
 // Heartbeats: node i first reports at interval * i / n, then every interval, as Hadoop 1
 // TaskTrackers do. When nothing is pending or running anywhere, nodes stop heartbeating and
 // resume on their own grid when work arrives: the schedule is unchanged, idle time is free.
+#include "schedlab/interrupt.h"
 #include "schedlab/mapreduce.h"
 #include "schedlab/speculation.h"
 #include "schedlab/huge_pages.h"
@@ -1180,6 +1181,7 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
+    poll_interrupt(events_);
     // the attempt of the heap's next event is usually not in cache: start its load while this
     // event runs (heartbeats use the lane, so the heap's front is mostly an attempt's end)
     if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);

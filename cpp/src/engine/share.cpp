@@ -7,6 +7,7 @@
 // that has a pending task fitting one of the pass's candidate nodes and launches its oldest
 // job's next task there, until no user has a task that fits [§7.4 steps 1-2, §9.35]. A user whose
 // tasks fit nowhere in the pass is skipped for the rest of it (free resources only shrink).
+#include "schedlab/interrupt.h"
 #include "schedlab/share.h"
 
 #include <algorithm>
@@ -462,6 +463,7 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
+    poll_interrupt(events_);
     switch (e.kind) {
       case kArrival: {
         // jobs arriving at the same instant are submitted together, then served in one pass

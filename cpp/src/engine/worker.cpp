@@ -7,6 +7,7 @@
 // Same-time events fire in the simulator's class order (task end, job arrival, no-op reply,
 // timers, probe delivery, remaining-time update), then in creation order. The simulator breaks
 // same-class ties by object address, which cannot be reproduced; creation order is used.
+#include "schedlab/interrupt.h"
 #include "schedlab/worker.h"
 
 #include <algorithm>
@@ -481,6 +482,7 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
+    poll_interrupt(events_);
     switch (e.kind) {
       case kArrival: {
         const int32_t j = static_cast<int32_t>(next_job++);

@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from .._workload import Workload
-from ._text import fail, number, read_lines
+from ._text import check_task_total, fail, number, read_lines
 
 FIELDS_2017 = ["task_create_time", "task_end_time", "job_id", "task_id", "number_of_instances", "status",
                "number_of_cpus_requested_per_instance_in_the_task",
@@ -94,14 +94,26 @@ def _span(path, lineno, start, end, negative_spans):
     return span
 
 
-def _build(path, rows, *, instances, max_instances_per_task, relative, name, stage=None, extra_jobs=None):
-    """rows: DataFrame with job, start, span, n_inst (+ stage). Returns a Workload."""
-    if rows.empty:
-        raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
-    n = rows["n_inst"].to_numpy(np.int64) if instances else np.ones(len(rows), np.int64)
-    if instances and max_instances_per_task is not None:
+def _tasks_per_row(path, rows, instances, max_instances_per_task):
+    """schedlab tasks per trace task (row): 1, or its instances (at least 1, at most the cap);
+    checked against the engines' limit first, in floating point (a count may be absurd)."""
+    if not instances:
+        return np.ones(len(rows), np.int64)
+    n = rows["n_inst"].to_numpy(np.float64)
+    if max_instances_per_task is not None:
         n = np.minimum(n, max_instances_per_task)
     n = np.maximum(n, 1)
+    check_task_total(path, rows["line"].to_numpy(), n,
+                     lambda i: f"task with {rows['n_inst'].iloc[i]} instances (job {rows['job'].iloc[i]})",
+                     "pass max_instances_per_task, or instances=False")
+    return n.astype(np.int64)
+
+
+def _build(path, rows, *, instances, max_instances_per_task, relative, name, stage=None, extra_jobs=None):
+    """rows: DataFrame with job, start, span, n_inst, line (+ stage). Returns a Workload."""
+    if rows.empty:
+        raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
+    n = _tasks_per_row(path, rows, instances, max_instances_per_task)
     submit = rows.groupby("job", sort=False)["start"].min()
     if relative:
         submit = submit - submit.min()
@@ -125,7 +137,7 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
     """Reads an Alibaba cluster-trace-v2017 ``batch_task`` table (see the module documentation)."""
     path = os.fspath(path)
     keep = _check_options(statuses, negative_spans, max_instances_per_task)
-    job, start, span, n_inst = [], [], [], []
+    job, start, span, n_inst, lines = [], [], [], [], []
     for lineno, line in read_lines(path):
         if not line.strip():
             continue
@@ -148,6 +160,8 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
             fail(path, lineno, "field 'status' is empty")
         if ni < 0:
             fail(path, lineno, f"field 'number_of_instances' must be >= 0, got {ni}")
+        if ni > np.iinfo(np.int64).max:
+            fail(path, lineno, f"field 'number_of_instances' is out of range: {ni}")
         if keep is not None and status not in keep:
             continue
         s = _span(path, lineno, create, end, negative_spans)
@@ -157,7 +171,8 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
         start.append(create)
         span.append(s)
         n_inst.append(ni)
-    rows = pd.DataFrame({"job": job, "start": start, "span": span, "n_inst": n_inst})
+        lines.append(lineno)
+    rows = pd.DataFrame({"job": job, "start": start, "span": span, "n_inst": n_inst, "line": lines})
     extra = {"instances": rows.groupby("job", sort=False)["n_inst"].sum()} if len(rows) else None
     return _build(path, rows, instances=instances, max_instances_per_task=max_instances_per_task,
                   relative=relative, name=name, extra_jobs=extra)
@@ -232,6 +247,8 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
         en = number(path, lineno, "end_time", fields[6])
         if ni < 0:
             fail(path, lineno, f"field 'instance_num' must be >= 0, got {ni}")
+        if ni > np.iinfo(np.int64).max:
+            fail(path, lineno, f"field 'instance_num' is out of range: {ni}")
         if (jname, tname) in seen:
             fail(path, lineno, f"task {tname!r} of job {jname!r} already appeared on line {seen[(jname, tname)]}")
         seen[(jname, tname)] = lineno
@@ -251,8 +268,8 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
         s = _span(path, lineno, st, en, negative_spans)
         if s is None:
             continue
-        rows.append((jname, tname, st, s, ni, parsed))
-    df = pd.DataFrame(rows, columns=["job", "task", "start", "span", "n_inst", "parsed"])
+        rows.append((jname, tname, st, s, ni, parsed, lineno))
+    df = pd.DataFrame(rows, columns=["job", "task", "start", "span", "n_inst", "parsed", "line"])
     depth = np.zeros(len(df), np.int64)
     if len(df):
         for job, g in df.groupby("job", sort=False):
@@ -280,6 +297,7 @@ def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, na
     """``dag="jobs"``: one map-only job per kept trace task, with the trace's dependencies."""
     if df.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
+    n = _tasks_per_row(path, df, instances, max_instances_per_task)
     job_id = (df["job"] + "/" + df["task"]).to_numpy(object)
     submit = df.groupby("job", sort=False)["start"].transform("min").to_numpy(np.float64)
     if relative:
@@ -295,9 +313,5 @@ def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, na
                           "job_id": job_id[dagged]}).explode("num").dropna(subset=["num"])
     wants["num"] = wants["num"].astype(np.int64)
     edges = wants.merge(nums, on=["job", "num"], how="inner")[["job_id", "parent_id"]]
-    n = df["n_inst"].to_numpy(np.int64) if instances else np.ones(len(df), np.int64)
-    if instances and max_instances_per_task is not None:
-        n = np.minimum(n, max_instances_per_task)
-    n = np.maximum(n, 1)
     tasks = pd.DataFrame({"job_id": np.repeat(job_id, n), "work": np.repeat(df["span"].to_numpy(np.float64), n)})
     return Workload.from_frames(jobs, tasks, dependencies=edges, name=name or os.path.basename(path), source=path)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._workload import Workload
-from ._text import fail, read_lines
+from ._text import check_task_total, fail, read_lines
 
 FIELDS = ["job", "submit_time", "wait_time", "run_time", "allocated_processors", "average_cpu_time",
           "used_memory", "requested_processors", "requested_time", "requested_memory", "status", "user",
@@ -42,7 +42,7 @@ def read_swf(path, *, tasks_per_job: str = "processors", max_tasks_per_job: int 
     if max_tasks_per_job is not None and (not isinstance(max_tasks_per_job, (int, np.integer)) or max_tasks_per_job < 1):
         raise ValueError(f"read_swf: max_tasks_per_job must be a positive whole number, got {max_tasks_per_job!r}")
     keep_status = None if statuses is None else {int(s) for s in np.atleast_1d(statuses)}
-    rows = []
+    rows, linenos = [], []
     for lineno, line in read_lines(path):
         text = line.strip()
         if not text or text.startswith(";"):
@@ -63,6 +63,7 @@ def read_swf(path, *, tasks_per_job: str = "processors", max_tasks_per_job: int 
         if vals[1] < 0:
             fail(path, lineno, f"field 2 'submit_time' must be known and >= 0, got {fields[1]}")
         rows.append(vals)
+        linenos.append(lineno)
     if not rows:
         raise ValueError(f"{path}: the trace has no jobs")
     d = pd.DataFrame(np.asarray(rows), columns=FIELDS)
@@ -73,12 +74,15 @@ def read_swf(path, *, tasks_per_job: str = "processors", max_tasks_per_job: int 
     ok = (d["run_time"] >= 0).to_numpy() & (procs >= 1)
     if keep_status is not None:
         ok &= d["status"].astype(np.int64).isin(keep_status).to_numpy()
-    d, procs = d[ok].reset_index(drop=True), procs[ok].astype(np.int64)
+    d, procs, linenos = d[ok].reset_index(drop=True), procs[ok], np.asarray(linenos)[ok]
     if d.empty:
         raise ValueError(f"{path}: no job has a known run time and processor count (or passes 'statuses')")
-    n = procs if tasks_per_job == "processors" else np.ones(len(d), np.int64)
+    n = procs if tasks_per_job == "processors" else np.ones(len(d))
     if max_tasks_per_job is not None:
         n = np.minimum(n, max_tasks_per_job)
+    check_task_total(path, linenos, n, lambda i: f"job {int(d['job'].iloc[i])} has {procs[i]:.4g} processors ({n[i]:.4g} tasks)",
+                     "pass max_tasks_per_job, or tasks_per_job='one'")
+    procs, n = procs.astype(np.int64), n.astype(np.int64)
     ids = d["job"].astype(np.int64).to_numpy()
     jobs = pd.DataFrame({
         "job_id": ids,

@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._workload import Workload
-
-MAX_TASKS = 2**31 - 1  # the engines number tasks with 32-bit integers
+from ._text import check_task_total
 
 
 def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float = 1 * 2**30, scale: float = 1.0,
@@ -66,13 +65,10 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
     if max_tasks_per_job is not None:
         n_maps = np.minimum(n_maps, max_tasks_per_job)
         n_red = np.minimum(n_red, max_tasks_per_job)
-    running_total = np.cumsum(n_maps + n_red)
-    if running_total[-1] > MAX_TASKS:
-        i = int(np.argmax(running_total > MAX_TASKS))
-        raise ValueError(f"{path}:{lines[i]}: job {ids[i]!r} makes {n_maps[i]:.4g} map and {n_red[i]:.4g} reduce tasks "
-                         f"({inp[i]:.4g} input bytes, {red_bytes[i]:.4g} shuffle and output bytes after scale {scale}), "
-                         f"{running_total[i]:.4g} tasks with the jobs above it: a workload holds at most {MAX_TASKS:,}; "
-                         "raise block_bytes or bytes_per_reduce, lower scale, or pass max_tasks_per_job")
+    check_task_total(path, lines, n_maps + n_red,
+                     lambda i: (f"job {ids[i]!r} makes {n_maps[i]:.4g} map and {n_red[i]:.4g} reduce tasks ({inp[i]:.4g} "
+                                f"input bytes, {red_bytes[i]:.4g} shuffle and output bytes after scale {scale})"),
+                     "raise block_bytes or bytes_per_reduce, lower scale, or pass max_tasks_per_job")
     n_maps = n_maps.astype(np.int64)
     n_red = n_red.astype(np.int64)
     n = len(ids)
