@@ -462,23 +462,49 @@ def _levels(jobs, child, parent, source):
 
 
 def _replicas(tasks: pd.DataFrame, source):
+    """The per-task input replicas as CSR arrays (begin offsets, node ids), or None when the
+    table gives none; errors name the row by the table's own index."""
     rep_cols = sorted((c for c in tasks.columns if isinstance(c, str) and c.startswith("replica_")),
                       key=lambda c: int(c.split("_")[1]) if c.split("_")[1].isdigit() else 1 << 30)
     if "replicas" in tasks:
         lists = tasks["replicas"].to_numpy()
-        lens = np.fromiter((0 if (x is None or (isinstance(x, float) and x != x)) else len(x) for x in lists),
-                           dtype=np.int64, count=len(lists))
-        flat = np.concatenate([np.asarray(x, dtype=np.int64) for x in lists if x is not None and not
-                               (isinstance(x, float) and x != x)] or [np.empty(0, np.int64)])
+        lens = np.zeros(len(lists), dtype=np.int64)
+        parts = []
+        for i, x in enumerate(lists):
+            if x is None or (isinstance(x, float) and x != x):
+                continue
+            arr = None
+            if not isinstance(x, (str, bytes, dict)):  # (a string is a sequence, not a list of ids)
+                try:
+                    arr = np.asarray(list(x), dtype=np.float64)
+                except (TypeError, ValueError):
+                    pass
+            if arr is None or not (np.isfinite(arr).all() and (arr == np.floor(arr)).all()):
+                _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): 'replicas' must be a list "
+                              f"of node ids or None, got {x!r}")
+            lens[i] = len(arr)
+            parts.append(arr.astype(np.int64))
+        flat = np.concatenate(parts) if parts else np.empty(0, np.int64)
     elif rep_cols:
-        mat = tasks[rep_cols].to_numpy(np.int64)
-        valid = mat >= 0
+        mat = tasks[rep_cols].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+        given = tasks[rep_cols].notna().to_numpy()
+        bad = given & ~(np.isfinite(mat) & (mat == np.floor(mat)))
+        if bad.any():
+            i, k = np.argwhere(bad)[0]
+            _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): '{rep_cols[k]}' must be a node id "
+                          f"(or -1 / NaN for none), got {tasks[rep_cols[k]].iloc[i]!r}")
+        valid = given & (mat >= 0)
+        valid |= given & (mat < -1)  # (rejected below, with the others < 0)
         lens = valid.sum(axis=1)
-        flat = mat[valid]
+        flat = mat[valid].astype(np.int64)
     else:
         return None
-    if (flat < 0).any():
-        _fail(source, "replica node ids must be >= 0")
+    out_of_range = (flat < 0) | (flat > np.iinfo(np.int32).max)
+    if out_of_range.any():
+        k = int(np.argmax(out_of_range))
+        i = int(np.searchsorted(np.cumsum(lens), k, side="right"))  # the task row of replica k
+        _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): replica node ids must be >= 0 "
+                      f"(and below 2^31), got {flat[k]}")
     begin = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=begin[1:])
     return begin, flat.astype(np.int32)

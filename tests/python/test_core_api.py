@@ -166,6 +166,14 @@ def test_bad_cluster(kwargs, match):
     ("jobs", lambda j: j.assign(weight=[1.0, 0.0, 1.0]), "weight"),
     ("tasks", lambda t: t.drop(columns=["work"]), "work"),
     ("jobs", lambda j: j.assign(job_id=["a", "b", "d"]), "not in the jobs table"),
+    # replicas: a list per task (None for none), or replica_k columns (-1 / NaN for none)
+    ("tasks", lambda t: t.assign(replicas=[[0, 1]] * 6 + [7, [1]]), r"tasks row 6 .*'replicas' must be a list"),
+    ("tasks", lambda t: t.assign(replicas=[[0]] * 7 + ["12"]), r"tasks row 7 .*'replicas' must be a list"),
+    ("tasks", lambda t: t.assign(replicas=[[0]] * 7 + [[1.5]]), r"tasks row 7 .*'replicas' must be a list"),
+    ("tasks", lambda t: t.assign(replicas=[[0]] * 5 + [[2, -3], [0], [0]]), r"tasks row 5 .*>= 0 .*got -3"),
+    ("tasks", lambda t: t.assign(replicas=[[0]] * 7 + [[2**40]]), r"tasks row 7 .*below 2\^31\), got 1099511627776"),
+    ("tasks", lambda t: t.assign(replica_0=[0] * 7 + ["x"]), r"tasks row 7 .*'replica_0' must be a node id"),
+    ("tasks", lambda t: t.assign(replica_0=[0] * 3 + [-2] + [0] * 4), r"tasks row 3 .*>= 0 .*got -2"),
 ])
 def test_bad_workload(table, mutate, match):
     jobs, tasks = small_frames()
@@ -175,6 +183,19 @@ def test_bad_workload(table, mutate, match):
         tasks = mutate(tasks)
     with pytest.raises(ValueError, match=match):
         sl.Workload.from_frames(jobs, tasks)
+
+
+def test_replica_columns_with_gaps():
+    # NaN (a shorter row of replica_k columns) and -1 both mean "no replica there"
+    jobs, tasks = small_frames()
+    tasks = tasks.assign(replica_0=[0, 1, 2, 0, 1, 2, 0, 1], replica_1=[1, np.nan, -1, 2, np.nan, 0, 1, 2])
+    w = sl.Workload.from_frames(jobs, tasks)
+    listed = sl.Workload.from_frames(jobs, tasks.drop(columns=["replica_0", "replica_1"]).assign(
+        replicas=[[0, 1], [1], [2], [0, 2], [1], [2, 0], [0, 1], [1, 2]]))
+    r1 = sl.simulate(sl.Cluster(nodes=3, map_slots=1, reduce_slots=1), w, "fair")
+    r2 = sl.simulate(sl.Cluster(nodes=3, map_slots=1, reduce_slots=1), listed, "fair")
+    pd.testing.assert_frame_equal(r1.tasks, r2.tasks)
+    assert (r1.tasks["locality"] == "node").any()
 
 
 def test_job_without_tasks_is_an_error():
