@@ -461,6 +461,22 @@ def _levels(jobs, child, parent, source):
     return level
 
 
+def _node_ids(x, source, where, column):
+    """One cell of a column of node-id lists: None for None / NaN, else its ids (int64). Anything
+    but a list of whole numbers (a string is not one) is an error naming where() and column."""
+    if x is None or (isinstance(x, float) and x != x):
+        return None
+    arr = None
+    if not isinstance(x, (str, bytes, dict)):
+        try:
+            arr = np.asarray(list(x), dtype=np.float64)
+        except (TypeError, ValueError):
+            pass
+    if arr is None or not (np.isfinite(arr).all() and (arr == np.floor(arr)).all() and (np.abs(arr) < 2.0**63).all()):
+        _fail(source, f"{where()}: '{column}' must be a list of node ids or None, got {x!r}")
+    return arr.astype(np.int64)
+
+
 def _replicas(tasks: pd.DataFrame, source):
     """The per-task input replicas as CSR arrays (begin offsets, node ids), or None when the
     table gives none; errors name the row by the table's own index."""
@@ -471,19 +487,11 @@ def _replicas(tasks: pd.DataFrame, source):
         lens = np.zeros(len(lists), dtype=np.int64)
         parts = []
         for i, x in enumerate(lists):
-            if x is None or (isinstance(x, float) and x != x):
-                continue
-            arr = None
-            if not isinstance(x, (str, bytes, dict)):  # (a string is a sequence, not a list of ids)
-                try:
-                    arr = np.asarray(list(x), dtype=np.float64)
-                except (TypeError, ValueError):
-                    pass
-            if arr is None or not (np.isfinite(arr).all() and (arr == np.floor(arr)).all()):
-                _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): 'replicas' must be a list "
-                              f"of node ids or None, got {x!r}")
-            lens[i] = len(arr)
-            parts.append(arr.astype(np.int64))
+            arr = _node_ids(x, source, lambda: f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r})",
+                            "replicas")
+            if arr is not None:
+                lens[i] = len(arr)
+                parts.append(arr)
         flat = np.concatenate(parts) if parts else np.empty(0, np.int64)
     elif rep_cols:
         mat = tasks[rep_cols].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
@@ -493,8 +501,7 @@ def _replicas(tasks: pd.DataFrame, source):
             i, k = np.argwhere(bad)[0]
             _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): '{rep_cols[k]}' must be a node id "
                           f"(or -1 / NaN for none), got {tasks[rep_cols[k]].iloc[i]!r}")
-        valid = given & (mat >= 0)
-        valid |= given & (mat < -1)  # (rejected below, with the others < 0)
+        valid = given & (mat != -1)  # (-1: none; other negative ids are rejected below)
         lens = valid.sum(axis=1)
         flat = mat[valid].astype(np.int64)
     else:
@@ -517,20 +524,15 @@ def _eligible(jobs: pd.DataFrame, source):
     lens = np.zeros(len(lists), dtype=np.int64)
     parts = []
     for i, x in enumerate(lists):
-        if x is None or (isinstance(x, float) and x != x):
+        where = lambda: f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r})"  # noqa: E731
+        arr = _node_ids(x, source, where, "eligible_nodes")
+        if arr is None:
             continue
-        try:
-            arr = np.asarray(list(x), dtype=np.float64)
-        except (TypeError, ValueError):
-            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'eligible_nodes' must be a list of "
-                          f"node ids or None, got {x!r}")
         if len(arr) == 0:
-            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'eligible_nodes' is empty; use None for "
-                          f"'any node'")
-        if not (np.isfinite(arr).all() and (arr >= 0).all() and (arr == np.floor(arr)).all()):
-            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'eligible_nodes' must hold node ids "
-                          f">= 0, got {x!r}")
-        arr = np.unique(arr.astype(np.int64))
+            _fail(source, f"{where()}: 'eligible_nodes' is empty; use None for 'any node'")
+        if ((arr < 0) | (arr > np.iinfo(np.int32).max)).any():
+            _fail(source, f"{where()}: 'eligible_nodes' must hold node ids >= 0 (and below 2^31), got {x!r}")
+        arr = np.unique(arr)
         lens[i] = len(arr)
         parts.append(arr)
     begin = np.zeros(len(lists) + 1, dtype=np.int64)
