@@ -35,5 +35,7 @@ SimResult run_without_gil(Simulate&& simulate) {
 }
 // Defined in python_scheduler.cpp: the Python scheduler interface of the MapReduce engine.
 void bind_python_scheduler(pybind11::module_& m);
+// Defined in harness.cpp: the scheduler harness.
+void bind_harness(pybind11::module_& m);
 
 }  // namespace schedlab::bindings

@@ -85,6 +85,11 @@ struct Options {
   double detection_delay = 600;        // seconds from a crash until the master declares the node lost
   std::string speculation = "none";    // speculator name (see speculation.h)
   std::string speculation_params;      // "name:value,..." for the speculator
+  // Driven mode (the scheduler harness, schedlab/harness.h; not a simulate option): no periodic
+  // heartbeats, no arrivals of their own and no drawn durations. The caller submits jobs
+  // (submit_now), advances the clock (advance_to), makes nodes heartbeat (heartbeat_now) and
+  // ends attempts (complete, fail, kill) and sets their progress (set_progress) itself.
+  bool driven = false;
 
   static const std::vector<ParamSpec>& specs();
   static Options from(const Params& p);
@@ -134,6 +139,15 @@ struct JobState {
 
 class Sim;
 
+// What a scheduler reports of its state when asked (the scheduler harness reads it): named values
+// per pool (or queue) id, per job id, and for the whole scheduler. Names are the scheduler's own,
+// e.g. "map_fair_share"; a scheduler reports what it has.
+struct SchedulerReport {
+  std::map<std::string, std::vector<double>> pool;  // indexed by pool (queue) id
+  std::map<std::string, std::vector<double>> job;   // indexed by job id
+  std::map<std::string, double> scalar;
+};
+
 // A scheduling policy plugged into the MapReduce engine.
 class Scheduler {
  public:
@@ -154,6 +168,8 @@ class Scheduler {
   virtual void on_node_restarted(Sim&, int32_t /*node*/) {}
   // Called at the end so a scheduler can add its counters and series.
   virtual void finish(Sim&, SimResult&) {}
+  // Its state now, for the scheduler harness (pure reading; may bring derived values up to date).
+  virtual void report(Sim&, SchedulerReport&) {}
 };
 
 // A speculative-execution policy, composable with every scheduler: the engine calls it around the
@@ -185,6 +201,21 @@ class Sim {
   // Plugs in a speculator (not owned); call before run().
   void set_speculator(Speculator* s) { spec_ = s; }
   SimResult run();
+
+  // ---- driven mode (Options::driven; the scheduler harness) ----
+  // start() once; then, in any order: submit_now(job) hands a job to the scheduler now;
+  // advance_to(t) runs the timers due up to t and sets the clock to t; heartbeat_now(node) is the
+  // node's heartbeat (speculator and scheduler, exactly as in run()); complete(a) ends a running
+  // attempt successfully, fail(a) as failed; set_progress(a, p) sets its progress score.
+  // collect() returns the results so far. Misuse throws std::invalid_argument.
+  void start();
+  void advance_to(double t);
+  void submit_now(int32_t job);
+  void heartbeat_now(int32_t node);
+  void complete(int64_t attempt);
+  void fail(int64_t attempt);
+  void set_progress(int64_t attempt, double progress);
+  SimResult collect();
 
   // ---- reading state ----
   double now() const { return now_; }
@@ -349,6 +380,8 @@ class Sim {
   void arrive(int32_t job);         // its submit_time has come: submit it unless a parent is unfinished
   void release_children(int32_t job);  // `job` finished: submit the children it was the last parent of
   void heartbeat(int32_t node);
+  void offer(int32_t node);  // a heartbeat's calls: speculator, scheduler, speculator
+  void process(const Event& e);
   void attempt_end(int64_t a);
   void wake_parked_nodes();
   void finish_reduce_copy(int32_t job);
@@ -386,6 +419,8 @@ class Sim {
   double stalled_since_ = std::numeric_limits<double>::quiet_NaN();  // no launch or end since then (NaN = progress)
   uint64_t events_ = 0;
   double hb_interval_ = 1;
+  size_t next_job_ = 0;     // next job to arrive (arrivals are pushed one at a time)
+  bool started_ = false;
 
   // replicas (from the workload, or drawn here when it has none)
   std::vector<int64_t> rep_begin_;

@@ -674,7 +674,10 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (slow_[node] != 1.0) at.dur *= slow_[node];
   double copy_end = kNaN;
   bool waits_for_maps = false;  // a reduce whose copy waits for the job's last map
-  if (stage == kMap) {
+  if (opt_.driven) {
+    at.finish = INFINITY;  // it ends when the caller says so
+    at.dur = INFINITY;
+  } else if (stage == kMap) {
     at.finish = now_ + at.dur;
   } else if (js.done[kMap] == wl_.n_maps[job] && missing_outputs_[job] == 0) {
     copy_end = now_ + wl_.input_bytes[task] / opt_.network_bandwidth;
@@ -688,7 +691,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   attempt_orig_node_.push_back(orig_node);
   attempt_speed_at_start_.push_back(effective_speed(node));
   if (waits_for_maps) waiting_reduces_[job].push_back(a);
-  else events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
+  else if (!opt_.driven) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   return a;
 }
 
@@ -829,6 +832,7 @@ void Sim::set_node_rate(int32_t node) {
 double Sim::progress(int64_t a) const {
   const Attempt& at = attempts_[a];
   if (at.status == kSucceeded || at.status == kLost) return 1.0;
+  if (opt_.driven) return at.done;  // as set by set_progress
   double t = at.status == kRunning ? now_ : at.finish;
   if (at.status == kRunning && nodes_[at.node].down) t = std::min(t, down_since_[at.node]);
   auto part = [&](double from) {
@@ -1090,7 +1094,7 @@ void Sim::submit(int32_t j) {
 }
 
 void Sim::wake_parked_nodes() {
-  if (n_parked_ == 0) return;
+  if (n_parked_ == 0 || opt_.driven) return;  // (driven: the caller makes nodes heartbeat)
   for (int32_t i = 0; i < n_nodes(); ++i) {
     if (!parked_[i]) continue;
     parked_[i] = 0;
@@ -1115,11 +1119,15 @@ void Sim::heartbeat(int32_t node) {
   // pending work and no map running: either nothing runs, or only reduces that may be waiting
   // in their copy phase for maps that can no longer start (a deadlock a scheduler can cause)
   if (total_pending_[0] + total_pending_[1] > 0 && total_running_[kMap] == 0) check_stall();
+  offer(node);
+  events_q_.push_later(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));  // after every earlier such push
+}
+
+void Sim::offer(int32_t node) {
   ++heartbeats_;
   if (spec_) spec_->before_heartbeat(*this, node);
   call_scheduler([&] { sched_.on_heartbeat(*this, node); });
   if (spec_) spec_->on_heartbeat(*this, node);
-  events_q_.push_later(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));  // after every earlier such push
 }
 
 void Sim::check_stall() {
@@ -1160,7 +1168,9 @@ void Sim::sample() {
   events_q_.push(now_ + opt_.sample_interval, kSample);
 }
 
-SimResult Sim::run() {
+void Sim::start() {
+  if (started_) throw std::invalid_argument("simulation already started");
+  started_ = true;
   sched_.init(*this);
   if (spec_) spec_->init(*this);
   for (size_t i = 0; i < faults_.size(); ++i) {
@@ -1172,10 +1182,38 @@ SimResult Sim::run() {
       events_q_.push(f.start, kCrash, static_cast<uint32_t>(f.node), i);
     }
   }
-  const size_t nj = wl_.n_jobs();
-  size_t next_job = 0;
-  if (nj > 0) events_q_.push(wl_.submit_time[0], kArrival, 0);
+  if (opt_.driven) {
+    if (!faults_.empty()) throw std::invalid_argument("driven mode: faults are not supported");
+    return;  // jobs come through submit_now, heartbeats through heartbeat_now
+  }
+  if (wl_.n_jobs() > 0) events_q_.push(wl_.submit_time[0], kArrival, 0);
   if (opt_.sample_interval > 0) events_q_.push(0, kSample);
+}
+
+inline void Sim::process(const Event& e) {
+  switch (e.kind) {
+    case kArrival: {
+      // Arrivals are pushed one at a time, so the heap holds O(active) events, not O(jobs).
+      const int32_t j = static_cast<int32_t>(next_job_++);
+      if (next_job_ < wl_.n_jobs()) events_q_.push(wl_.submit_time[next_job_], kArrival, 0);
+      arrive(j);
+      break;
+    }
+    case kHeartbeat: heartbeat(static_cast<int32_t>(e.a)); break;
+    case kAttemptEnd: attempt_end(static_cast<int64_t>(e.b)); break;
+    case kTimer: call_scheduler([&] { sched_.on_timer(*this, e.b); }); break;
+    case kSample: sample(); break;
+    case kSpecTimer: if (spec_) spec_->on_timer(*this, e.b); break;
+    case kSlowStart: slowdown_event(static_cast<int32_t>(e.b), true); break;
+    case kSlowEnd: slowdown_event(static_cast<int32_t>(e.b), false); break;
+    case kCrash: crash(static_cast<int32_t>(e.a), faults_[e.b].restart_after); break;
+    case kDetect: detect(static_cast<int32_t>(e.a)); break;
+    case kRestart: restart(static_cast<int32_t>(e.a)); break;
+  }
+}
+
+SimResult Sim::run() {
+  start();
   while (!events_q_.empty() && unfinished_jobs_ > 0) {
     const Event e = events_q_.pop();
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
@@ -1185,27 +1223,84 @@ SimResult Sim::run() {
     // the attempt of the heap's next event is usually not in cache: start its load while this
     // event runs (heartbeats use the lane, so the heap's front is mostly an attempt's end)
     if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);
-    switch (e.kind) {
-      case kArrival: {
-        // Arrivals are pushed one at a time, so the heap holds O(active) events, not O(jobs).
-        const int32_t j = static_cast<int32_t>(next_job++);
-        if (next_job < nj) events_q_.push(wl_.submit_time[next_job], kArrival, 0);
-        arrive(j);
-        break;
-      }
-      case kHeartbeat: heartbeat(static_cast<int32_t>(e.a)); break;
-      case kAttemptEnd: attempt_end(static_cast<int64_t>(e.b)); break;
-      case kTimer: call_scheduler([&] { sched_.on_timer(*this, e.b); }); break;
-      case kSample: sample(); break;
-      case kSpecTimer: if (spec_) spec_->on_timer(*this, e.b); break;
-      case kSlowStart: slowdown_event(static_cast<int32_t>(e.b), true); break;
-      case kSlowEnd: slowdown_event(static_cast<int32_t>(e.b), false); break;
-      case kCrash: crash(static_cast<int32_t>(e.a), faults_[e.b].restart_after); break;
-      case kDetect: detect(static_cast<int32_t>(e.a)); break;
-      case kRestart: restart(static_cast<int32_t>(e.a)); break;
-    }
+    process(e);
   }
+  return collect();
+}
 
+// ---- driven mode ----
+
+namespace {
+void require_driven(const Options& o, bool started, const char* what) {
+  if (!o.driven) throw std::invalid_argument(std::string(what) + ": only in driven mode");
+  if (!started) throw std::invalid_argument(std::string(what) + ": call start() first");
+}
+}  // namespace
+
+void Sim::advance_to(double t) {
+  require_driven(opt_, started_, "advance_to");
+  if (!(t >= now_)) throw std::invalid_argument("the clock cannot move backwards (now " + std::to_string(now_) +
+                                                " s, asked " + std::to_string(t) + " s)");
+  while (!events_q_.empty() && events_q_.top().time <= t) {
+    const Event e = events_q_.pop();
+    now_ = std::max(now_, e.time);
+    ++events_;
+    process(e);
+  }
+  now_ = t;
+}
+
+void Sim::submit_now(int32_t job) {
+  require_driven(opt_, started_, "submit_now");
+  if (job < 0 || size_t(job) >= wl_.n_jobs()) throw std::invalid_argument("submit_now: no job " + std::to_string(job));
+  if (jobs_[job].submitted || (!arrived_.empty() && arrived_[job]))
+    throw std::invalid_argument("submit_now: job " + std::to_string(job) + " was submitted already");
+  arrive(job);
+}
+
+void Sim::heartbeat_now(int32_t node) {
+  require_driven(opt_, started_, "heartbeat_now");
+  if (node < 0 || node >= n_nodes()) throw std::invalid_argument("heartbeat_now: no node " + std::to_string(node));
+  if (nodes_[node].down) return;
+  offer(node);
+}
+
+namespace {
+void check_attempt(int64_t a, int64_t n, const char* what) {
+  if (a < 0 || a >= n) throw std::invalid_argument(std::string(what) + ": no attempt " + std::to_string(a));
+}
+}  // namespace
+
+void Sim::complete(int64_t a) {
+  require_driven(opt_, started_, "complete");
+  check_attempt(a, n_attempts(), "complete");
+  Attempt& at = attempts_[a];
+  if (at.status != kRunning)
+    throw std::invalid_argument("complete: attempt " + std::to_string(a) + " is not running (it " +
+                                (at.status == kSucceeded || at.status == kLost ? "finished already" : "was killed or failed") + ")");
+  at.finish = now_;
+  attempt_end(a);
+}
+
+void Sim::fail(int64_t a) {
+  require_driven(opt_, started_, "fail");
+  check_attempt(a, n_attempts(), "fail");
+  if (attempts_[a].status != kRunning) throw std::invalid_argument("fail: attempt " + std::to_string(a) + " is not running");
+  end_attempt(a, kFailed, now_);
+  ++failed_attempts_;
+}
+
+void Sim::set_progress(int64_t a, double p) {
+  require_driven(opt_, started_, "set_progress");
+  check_attempt(a, n_attempts(), "set_progress");
+  if (attempts_[a].status != kRunning) throw std::invalid_argument("set_progress: attempt " + std::to_string(a) + " is not running");
+  if (!(p >= 0 && p <= 1)) throw std::invalid_argument("set_progress: progress must be in [0, 1]");
+  attempts_[a].done = p;
+  attempts_[a].updated = now_;
+}
+
+SimResult Sim::collect() {
+  const size_t nj = wl_.n_jobs();
   SimResult r;
   r.events = events_;
   r.end_time = now_;

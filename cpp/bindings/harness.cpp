@@ -1,0 +1,90 @@
+// schedlab._core.Harness: the scheduler harness (schedlab/harness.h) for Python; the Python
+// face is schedlab.testing.Harness.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "common.h"
+#include "schedlab/harness.h"
+
+namespace py = pybind11;
+
+namespace schedlab::bindings {
+
+void bind_harness(py::module_& m) {
+  using H = mr::Harness;
+  py::class_<H>(m, "Harness", "a MapReduce-engine scheduler driven step by step (see schedlab.testing)")
+      .def(py::init([](const std::string& scheduler, py::dict params, py::dict options, const std::string& task_ids) {
+             if (task_ids != "index" && task_ids != "counter")
+               throw std::invalid_argument("task_ids must be 'index' or 'counter'");
+             return std::make_unique<H>(scheduler, to_values(params), to_values(options),
+                                        task_ids == "index" ? mr::TaskIds::Index : mr::TaskIds::Counter);
+           }),
+           py::arg("scheduler"), py::arg("params"), py::arg("options"), py::arg("task_ids"))
+      .def("add_tracker", &H::add_tracker, py::arg("name"), py::arg("rack"), py::arg("map_slots"), py::arg("reduce_slots"),
+           py::arg("host") = "")
+      .def("submit",
+           [](H& h, int32_t maps, int32_t reduces, std::vector<std::vector<std::string>> map_hosts, const std::string& pool,
+              const std::string& user, const std::string& priority, double weight, double map_memory, double reduce_memory,
+              double deadline, double work, const std::string& state) {
+             mr::HarnessJob j;
+             j.maps = maps;
+             j.reduces = reduces;
+             j.map_hosts = std::move(map_hosts);
+             j.pool = pool;
+             j.user = user;
+             j.priority = priority;
+             j.weight = weight;
+             j.map_memory = map_memory;
+             j.reduce_memory = reduce_memory;
+             j.deadline = deadline;
+             j.work = work;
+             j.state = state;
+             return h.submit(j);
+           },
+           py::arg("maps"), py::arg("reduces"), py::arg("map_hosts"), py::arg("pool"), py::arg("user"), py::arg("priority"),
+           py::arg("weight"), py::arg("map_memory"), py::arg("reduce_memory"), py::arg("deadline"), py::arg("work"), py::arg("state"))
+      .def("set_priority", &H::set_priority)
+      .def_property_readonly("now", &H::now)
+      .def("set_time", &H::set_time)
+      .def("heartbeat",
+           [](H& h, const std::string& tracker) {
+             py::list out;
+             for (const mr::Assignment& a : h.heartbeat(tracker))
+               out.append(py::make_tuple(a.attempt, a.tracker, a.id, a.map, a.speculative));
+             return out;
+           })
+      .def("finish", &H::finish)
+      .def("fail", &H::fail)
+      .def("kill", &H::kill)
+      .def("set_progress", &H::set_progress)
+      .def("report",
+           [](H& h) {
+             mr::SchedulerReport r = h.report();
+             py::dict d;
+             d["pool"] = r.pool;
+             d["job"] = r.job;
+             d["scalar"] = r.scalar;
+             return d;
+           })
+      .def("job_state",
+           [](H& h, const std::string& job) {
+             const mr::JobState& s = h.job_state(job);
+             py::dict d;
+             d["pending"] = py::make_tuple(s.pending[0], s.pending[1]);
+             d["running"] = py::make_tuple(s.running[0], s.running[1]);
+             d["done"] = py::make_tuple(s.done[0], s.done[1]);
+             d["running_attempts"] = py::make_tuple(s.running_attempts[0], s.running_attempts[1]);
+             d["submitted"] = s.submitted;
+             d["finish"] = s.finish;
+             return d;
+           })
+      .def("job_id", &H::job_id)
+      .def("pool_id", &H::pool_id)
+      .def("pools", &H::pools)
+      .def("attempt_status", &H::attempt_status)
+      .def("running_attempts", &H::running_attempts)
+      .def("assignments", &H::assignments)
+      .def("result", [](H& h) { return result_dict(h.result()); });
+}
+
+}  // namespace schedlab::bindings

@@ -1,0 +1,142 @@
+// The scheduler harness: a MapReduce-engine scheduler driven step by step, as Hadoop's own
+// scheduler unit tests drive theirs (a fake JobTracker with named TaskTrackers, a fake clock,
+// heartbeats called by hand, tasks finished by hand). It runs the very engine (mr::Sim) and
+// scheduler code that `simulate` runs, in the engine's driven mode: no drawn durations, no
+// periodic heartbeats; the caller advances the clock, makes trackers heartbeat and ends attempts.
+//
+// Names follow Hadoop 1's: jobs "job_test_0001", "job_test_0002", ... in submission order;
+// attempts "attempt_test_0001_m_000000_0" (job number, m or r, task index within its type,
+// attempt number). With TaskIds::Counter, the task number is instead a counter of the attempts
+// handed out so far, starting at 1, as the fake job of Hadoop's TestJobQueueTaskScheduler names
+// them. An assignment reads "<attempt> on <tracker>".
+//
+// Pools and queues are named; the harness gives them dense ids in name order (Hadoop breaks ties
+// between pools by name) and translates the keys of pool- and user-keyed scheduler parameters
+// (e.g. min_shares "poolA:2") from names to ids. Jobs and trackers may be added at any time: the
+// engine's workload and cluster are fixed when it starts, so the harness then starts a new engine
+// with the larger workload and replays every action so far (the engine is deterministic: the
+// replay reproduces the same state), which keeps tests small and the engine unchanged.
+//
+// Errors (std::invalid_argument): an unknown tracker, job or attempt name, the clock moved
+// backwards, an attempt ended twice, a duplicate name, a bad job description.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedlab/mapreduce.h"
+
+namespace schedlab::mr {
+
+struct HarnessJob {
+  int32_t maps = 0;
+  // Input hosts of each map (tracker host names); empty: the job's maps have no locality
+  // information (they may run anywhere). If given, one entry per map.
+  std::vector<std::vector<std::string>> map_hosts;
+  int32_t reduces = 0;
+  std::string pool;               // pool (fair) / queue (capacity); "" = "default"
+  std::string user = "user";      // the submitting user
+  std::string priority = "NORMAL";  // VERY_HIGH, HIGH, NORMAL, LOW, VERY_LOW (fair: a weight factor)
+  double weight = 1.0;            // extra fair-share weight factor (Hadoop's weight adjuster)
+  double map_memory = 0, reduce_memory = 0;  // MB per task (containers / memory-aware schedulers)
+  double deadline = std::numeric_limits<double>::quiet_NaN();
+  double work = 1.0;              // a task's work (seconds at speed 1): what estimators read
+  // Hadoop's job run state at submission: "RUNNING", or PREP, SUCCEEDED, FAILED, KILLED: such a
+  // job gets its name but the JobTracker never hands it to the scheduler (the engine submits
+  // only runnable jobs to schedulers).
+  std::string state = "RUNNING";
+};
+
+enum class TaskIds { Index, Counter };
+
+struct Assignment {
+  std::string attempt;   // attempt_test_0001_m_000000_0
+  std::string tracker;
+  int64_t id = -1;       // engine attempt id
+  bool map = true;
+  bool speculative = false;
+  std::string str() const { return attempt + " on " + tracker; }
+};
+
+class Harness {
+ public:
+  Harness(std::string scheduler, ParamValues scheduler_params = {}, ParamValues options = {},
+          TaskIds task_ids = TaskIds::Index);
+  ~Harness();
+  Harness(Harness&&) = default;
+  Harness& operator=(Harness&&) = default;
+
+  // A TaskTracker `name` on host `host` ("" = the name) of rack `rack`.
+  void add_tracker(const std::string& name, const std::string& rack, int32_t map_slots, int32_t reduce_slots,
+                   const std::string& host = "");
+  // Submits a job now; returns its name (job_test_0001, ...).
+  std::string submit(const HarnessJob& job);
+  // Changes a job's priority; only before any heartbeat since its submission (the engine's
+  // workload is fixed: the change is replayed as if given at submission).
+  void set_priority(const std::string& job, const std::string& priority);
+
+  double now() const { return now_; }
+  void advance(double seconds) { set_time(now_ + seconds); }
+  void set_time(double t);
+
+  // Tracker `name` heartbeats now: the attempts assigned to it, in order.
+  std::vector<Assignment> heartbeat(const std::string& tracker);
+  void finish(const std::string& attempt);
+  void fail(const std::string& attempt);
+  void kill(const std::string& attempt);
+  void set_progress(const std::string& attempt, double progress);
+
+  // ---- reading state ----
+  SchedulerReport report();  // the scheduler's own state (fair shares, ...), ids as below
+  const JobState& job_state(const std::string& job);
+  int32_t job_id(const std::string& job) const;
+  int32_t pool_id(const std::string& pool) const;   // throws for an unknown pool
+  std::vector<std::string> pools() const;           // by id
+  std::string attempt_status(const std::string& attempt);  // running, succeeded, killed, failed
+  std::vector<std::string> running_attempts(const std::string& tracker);
+  std::vector<std::string> assignments() const;     // every assignment so far, in order
+  Sim& sim();                                       // the engine (for reading)
+  SimResult result();
+
+ private:
+  struct Action {
+    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress } kind;
+    double time;
+    int64_t target;  // job, node or attempt id
+    double value = 0;
+  };
+  struct Tracker { std::string name, host, rack; int32_t map_slots, reduce_slots; };
+  struct Job { HarnessJob spec; };
+  void ensure();      // (re)builds the engine and replays the actions if jobs or trackers changed
+  void apply(const Action& a, bool record_names);
+  int32_t node_of(const std::string& tracker) const;
+  int64_t attempt_of(const std::string& attempt) const;
+  void name_new_attempts(int64_t from, int32_t node);
+  ParamValues translated_params() const;
+
+  std::string scheduler_;
+  ParamValues params_, options_;
+  TaskIds task_ids_;
+  std::vector<Tracker> trackers_;
+  std::vector<Job> jobs_;
+  std::vector<Action> log_;
+  double now_ = 0;
+  bool dirty_ = true;
+  std::map<std::string, int32_t> pool_ids_, user_ids_;
+  // the current engine and what it was built from
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<Workload> workload_;
+  std::unique_ptr<Scheduler> sched_;
+  std::unique_ptr<Speculator> spec_;
+  std::unique_ptr<Sim> sim_;
+  std::vector<std::string> attempt_names_;
+  std::map<std::string, int64_t> attempt_ids_;
+  std::vector<std::string> assigned_;
+  int64_t counter_ = 0;
+  std::vector<int32_t> attempts_of_task_;
+};
+
+}  // namespace schedlab::mr
