@@ -17,7 +17,7 @@ import resource
 import time
 
 import schedlab as sl
-from schedlab import sharing as sh
+from schedlab.papers import zhou2019
 
 
 def main():
@@ -28,12 +28,12 @@ def main():
     ap.add_argument("--schedulers", default="eunomia,tsf,choosy")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    cluster, attrs = sh.macro_cluster(seed=0, nodes=args.nodes)
-    wl = sh.macro_workload(cluster, attrs, seed=0, jobs=args.jobs, span=args.span, trace=None)
+    cluster, attrs = zhou2019.macro_cluster(seed=0, nodes=args.nodes)
+    wl = zhou2019.macro_workload(cluster, attrs, seed=0, jobs=args.jobs, span=args.span, trace=None)
     print(f"built {wl.n_jobs:,} jobs / {wl.n_tasks:,} tasks on {cluster.n_nodes:,} nodes in {time.perf_counter() - t0:.1f} s")
     for s in args.schedulers.split(","):
         c0 = time.process_time()
-        r = sl.simulate(cluster, wl, s, seed=0, performance=sh.MACRO_PERFORMANCE_OPTION, sample_interval=0)
+        r = sl.simulate(cluster, wl, s, seed=0, performance=zhou2019.MACRO_PERFORMANCE_OPTION, sample_interval=0)
         cpu = time.process_time() - c0
         print(f"{s}: simulated {r.end_time:,.0f} s in {cpu:.2f} s of CPU; {r.events:,} events -> "
               f"{r.events / cpu / 1e6:.2f} M events/s, {wl.n_tasks / cpu / 1e6:.3f} M tasks/s; "

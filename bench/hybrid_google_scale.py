@@ -24,11 +24,11 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     t0 = time.perf_counter()
-    wl = sl.hybrid.google_scale(jobs=a.jobs, seed=a.seed)
+    wl = sl.engines.worker.google_scale(jobs=a.jobs, seed=a.seed)
     t1 = time.perf_counter()
     print(f"trace: {wl.n_jobs:,} jobs, {wl.n_tasks:,} tasks, built in {t1 - t0:.1f} s (peak RSS {peak_rss_gb():.2f} GB)")
     c0 = time.process_time()
-    r = sl.simulate(sl.hybrid.cluster(a.workers), wl, a.scheduler, seed=a.seed, **sl.hybrid.preset("google"))
+    r = sl.simulate(sl.engines.worker.cluster(a.workers), wl, a.scheduler, seed=a.seed, **sl.engines.worker.preset("google"))
     t2 = time.perf_counter()
     cpu = time.process_time() - c0
     print(f"{a.scheduler} on {a.workers:,} workers: simulation {r.wall_seconds:.1f} s wall "

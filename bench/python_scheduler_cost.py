@@ -13,7 +13,7 @@ import argparse
 import time
 
 import schedlab as sl
-from schedlab.pyscheduler import FifoInPython
+from schedlab.schedulers.base import FifoInPython
 
 
 def measure(cluster, workload, scheduler, repeat):

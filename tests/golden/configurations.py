@@ -80,18 +80,18 @@ def configurations():
         for seed in (1, 2):
             yield (f"{sched}/{label}/seed{seed}", "worker",
                    lambda sched=sched, params=params, seed=seed: sl.simulate(
-                       sl.hybrid.cluster(30), _worker_workload(seed), sl.schedulers.get(sched, **params),
+                       sl.engines.worker.cluster(30), _worker_workload(seed), sl.schedulers.get(sched, **params),
                        seed=seed, cutoff=60.0, short_partition=0.2))
     for seed in (1, 2):  # the CP-SAT scheduler, on a fixed deterministic solver budget
         yield (f"mrcp/seed{seed}", "mapreduce",
                lambda seed=seed: sl.simulate(_mapreduce_cluster(), _mapreduce_workload(seed),
                                              sl.schedulers.get("mrcp", max_deterministic_time=0.05), seed=seed))
-    from schedlab import sharing as sh
+    from schedlab.papers import zhou2019
     for sched in mr[mr["engine"] == "share"]["name"]:
         for seed in (1, 2):
             yield (f"{sched}/seed{seed}", "share",
-                   lambda sched=sched, seed=seed: sl.simulate(sh.micro_cluster(), sh.micro2_workload(
-                       seed=seed, tasks_per_job=20), sched, seed=seed, performance=sh.MICRO_PERFORMANCE_OPTION))
+                   lambda sched=sched, seed=seed: sl.simulate(zhou2019.micro_cluster(), zhou2019.micro2_workload(
+                       seed=seed, tasks_per_job=20), sched, seed=seed, performance=zhou2019.MICRO_PERFORMANCE_OPTION))
 
 
 def _table_hash(df: pd.DataFrame, columns) -> str:

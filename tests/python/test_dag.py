@@ -264,11 +264,11 @@ def test_python_scheduler_sees_dag_submissions():
     w = chained_workload()
     cluster = sl.Cluster(nodes=4, racks=2, map_slots=2, reduce_slots=1)
     ref = sl.simulate(cluster, w, "fifo", seed=1)
-    py = sl.simulate(cluster, w, sl.pyscheduler.FifoInPython(), seed=1)
+    py = sl.simulate(cluster, w, sl.schedulers.base.FifoInPython(), seed=1)
     pd.testing.assert_frame_equal(py.tasks, ref.tasks)
     seen = {}
 
-    class Probe(sl.pyscheduler.FifoInPython):
+    class Probe(sl.schedulers.base.FifoInPython):
         name = "dag_probe"
 
         def on_job_submitted(self, sim, job):

@@ -46,7 +46,7 @@ def http_mirror(mirror):
 @pytest.fixture
 def yh_small(mirror):
     sha = hashlib.sha256((mirror / "hawk_eagle" / "YH_small.tr").read_bytes()).hexdigest()
-    dl.register_remote(dl.Remote("test_yh_small", "https://example.invalid/YH_small.tr", sha,
+    sl.datasets.register_remote(dl.Remote("test_yh_small", "https://example.invalid/YH_small.tr", sha,
                                  "hawk_eagle/YH_small.tr", "tr", "10 Yahoo jobs"))
     yield sha
     dl.REMOTES.pop("test_yh_small", None)
@@ -99,7 +99,7 @@ def test_unreachable_mirror_and_unknown_names(tmp_path):
     with pytest.raises(ValueError, match="unknown downloadable trace 'nope'"):
         dl.download("nope", cache_dir=tmp_path)
     with pytest.raises(ValueError, match="64 hex digits"):
-        dl.register_remote(dl.Remote("bad", "http://x", "abc", "x", "tr"))
+        sl.datasets.register_remote(dl.Remote("bad", "http://x", "abc", "x", "tr"))
 
 
 def test_builtin_catalogue_checksums_match_the_shared_samples():

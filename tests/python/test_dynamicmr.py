@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import mapreduce as mr
+from schedlab.engines import mapreduce
+from schedlab.papers import tang2014
 from conftest import assert_slot_invariants
 from notebook_runner import run_notebook
 
@@ -24,7 +25,7 @@ def _rows(res, cols=("task_id", "start", "finish", "slot_type")):
 
 
 def _testbed(m: int = 6, r: int = 6) -> sl.Cluster:
-    return mr.dynamicmr_cluster(m, r)
+    return tang2014.dynamicmr_cluster(m, r)
 
 
 def test_registered_with_parameters():
@@ -154,7 +155,7 @@ def test_deterministic(sched):
 
 def test_best_static_split():
     w = sl.datasets.load("dynamicmr_single", benchmark="wordcount", maps=32, seed=0)
-    best = mr.best_static_split(lambda m, r: sl.Cluster(nodes=3, map_slots=m, reduce_slots=r), w, "fair",
+    best = mapreduce.best_static_split(lambda m, r: sl.Cluster(nodes=3, map_slots=m, reduce_slots=r), w, "fair",
                                 slots_per_node=4)
     t = best["table"]
     assert t["map_slots"].tolist() == [1, 2, 3] and t["reduce_slots"].tolist() == [3, 2, 1]
@@ -163,7 +164,7 @@ def test_best_static_split():
     assert (best["map_slots"], best["reduce_slots"]) == (row["map_slots"], row["reduce_slots"])
     assert best["result"].summary()["makespan"] == best["value"]
     assert best["map_slots"] == 3  # 32 maps of 30 s vs 8 short reduces: the map-heavy split wins
-    assert mr.speedup(200.0, 100.0) == 100.0
+    assert tang2014.speedup(200.0, 100.0) == 100.0
 
 
 def test_datasets():
@@ -195,9 +196,9 @@ def test_bad_input():
         sl.datasets.load("dynamicmr_single", benchmark="terasort")
     w = sl.datasets.load("dynamicmr_single", maps=16)
     with pytest.raises(ValueError, match="slots_per_node"):
-        mr.best_static_split(lambda m, r: _testbed(m, r), w, slots_per_node=1)
+        mapreduce.best_static_split(lambda m, r: _testbed(m, r), w, slots_per_node=1)
     with pytest.raises(ValueError, match="metric"):
-        mr.best_static_split(lambda m, r: _testbed(m, r), w, slots_per_node=2, metric="speed")
+        mapreduce.best_static_split(lambda m, r: _testbed(m, r), w, slots_per_node=2, metric="speed")
     with pytest.raises(ValueError, match="pool_weights"):
         sl.simulate(_testbed(), w, sl.schedulers.get("pi_dhsa", pool_weights="0:x"))
 

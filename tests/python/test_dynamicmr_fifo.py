@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import mapreduce as mr
+from schedlab.engines import mapreduce
+from schedlab.papers import tang2014
 from conftest import assert_slot_invariants
 
 FIFO_BASED = [sl.schedulers.get("pi_dhsa", base="fifo"), sl.schedulers.get("dynamicmr", base="fifo")]
@@ -69,7 +70,7 @@ def test_invariants_on_batches(sched, jobs):
     the slots a weighted borrower holds —, each task succeeds once, reduces end after their job's
     last map; every launch into the other type's slots is counted."""
     w = sl.datasets.load("dynamicmr_batch", jobs=jobs, seed=1)
-    res = sl.simulate(mr.dynamicmr_cluster(6, 6), w, sched, seed=1)
+    res = sl.simulate(tang2014.dynamicmr_cluster(6, 6), w, sched, seed=1)
     assert res.jobs["finish_time"].notna().all()
     assert_slot_invariants(res, typed=True)
     assert_slot_invariants(res, typed=False)
@@ -104,8 +105,8 @@ def test_weighted_utilization_counts_held_slots():
 @pytest.mark.parametrize("sched", SCHEDS[:2] + SCHEDS[3:4], ids=lambda s: s.label)
 def test_deterministic(sched):
     w = sl.datasets.load("dynamicmr_batch", jobs=10, seed=2)
-    a = sl.simulate(mr.dynamicmr_cluster(6, 6), w, sched, seed=2)
-    b = sl.simulate(mr.dynamicmr_cluster(6, 6), w, sched, seed=2)
+    a = sl.simulate(tang2014.dynamicmr_cluster(6, 6), w, sched, seed=2)
+    b = sl.simulate(tang2014.dynamicmr_cluster(6, 6), w, sched, seed=2)
     pd.testing.assert_frame_equal(a.jobs, b.jobs)
     pd.testing.assert_frame_equal(a.tasks, b.tasks)
     assert a.counters == b.counters
@@ -113,7 +114,7 @@ def test_deterministic(sched):
 
 def test_bad_parameters():
     w = sl.datasets.load("dynamicmr_single", maps=16)
-    c = mr.dynamicmr_cluster(6, 6)
+    c = tang2014.dynamicmr_cluster(6, 6)
     with pytest.raises(ValueError, match="base"):
         sl.schedulers.get("dynamicmr", base="lifo")
     for sched in (sl.schedulers.get("pd_dhsa", base="fifo"), sl.schedulers.get("dynamicmr", dhsa="pd", base="fifo")):
@@ -133,9 +134,9 @@ def test_bad_parameters():
 # ---- Fig. 10: DynamicMR under FIFO against FIFO with its best static split (the paper gives no numbers) ----
 
 def _fig10(w, seed=0):
-    best = mr.best_static_split(mr.dynamicmr_cluster, w, "fifo", seed=seed)
-    dyn = sl.simulate(mr.dynamicmr_cluster(6, 6), w, sl.schedulers.get("dynamicmr", base="fifo"), seed=seed)
-    same = sl.simulate(mr.dynamicmr_cluster(6, 6), w, "fifo", seed=seed)
+    best = mapreduce.best_static_split(tang2014.dynamicmr_cluster, w, "fifo", seed=seed)
+    dyn = sl.simulate(tang2014.dynamicmr_cluster(6, 6), w, sl.schedulers.get("dynamicmr", base="fifo"), seed=seed)
+    same = sl.simulate(tang2014.dynamicmr_cluster(6, 6), w, "fifo", seed=seed)
     return best["value"], same.summary()["makespan"], dyn.summary()["makespan"]
 
 

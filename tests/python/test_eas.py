@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import mapreduce as mr
+from schedlab.papers import zhao2013
 from conftest import assert_slot_invariants
 from notebook_runner import run_notebook
 
@@ -72,11 +72,11 @@ def test_eas_hand_checked_schedule():
     assert c_map["assigned"] == 14.0
     assert (res.tasks["locality"][res.tasks["stage"] == "map"] == "node").all()
     # eqs. (1)-(4): node 0 processed 200 bytes by 14 s, node 1 200 bytes by 24 s
-    tp = mr.machine_throughput(res, "map")
+    tp = zhao2013.machine_throughput(res, "map")
     assert tp["throughput"].to_dict() == pytest.approx({0: 200 / 14, 1: 200 / 24})
     # Fig. 4 value: samples after the 2nd and 4th assignment (t=0: loads [100, 100]; t=14:
     # node 1 holds 30 unprocessed bytes of A's map and C's queued 100) -> 0 + std([0, 130])
-    assert mr.map_load_balance(res) == pytest.approx(65.0)
+    assert zhao2013.map_load_balance(res) == pytest.approx(65.0)
 
 
 def test_eas_fifo_selection_ablation():
@@ -143,8 +143,8 @@ def _table1(r, seed=0):
 @pytest.mark.parametrize("r", [1, 3])
 @pytest.mark.parametrize("strategy", ["EAS", "FIFO-BE", "FIFO-S", "HFS-BE", "HFS-S"])
 def test_invariants_on_table1(strategy, r):
-    sched = mr.eas_strategies()[strategy]
-    res = sl.simulate(mr.eas_cluster(), _table1(r), sched, seed=0, **mr.EAS_OPTIONS)
+    sched = zhao2013.eas_strategies()[strategy]
+    res = sl.simulate(zhao2013.eas_cluster(), _table1(r), sched, seed=0, **zhao2013.EAS_OPTIONS)
     assert_slot_invariants(res)
     assert res.jobs["finish_time"].notna().all()
     t = res.tasks
@@ -163,8 +163,8 @@ def test_invariants_on_table1(strategy, r):
                                    sl.schedulers.get("fifo", strict_locality=True)])
 def test_deterministic(sched):
     wl = _table1(2, seed=4)
-    a = sl.simulate(mr.eas_cluster(), wl, sched, seed=4, **mr.EAS_OPTIONS)
-    b = sl.simulate(mr.eas_cluster(), wl, sched, seed=4, **mr.EAS_OPTIONS)
+    a = sl.simulate(zhao2013.eas_cluster(), wl, sched, seed=4, **zhao2013.EAS_OPTIONS)
+    b = sl.simulate(zhao2013.eas_cluster(), wl, sched, seed=4, **zhao2013.EAS_OPTIONS)
     pd.testing.assert_frame_equal(a.jobs, b.jobs)
     pd.testing.assert_frame_equal(a.tasks, b.tasks)
     assert a.counters == b.counters
@@ -200,7 +200,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="placement"):
         sl.datasets.load("eas_table1", placement="striped")
     with pytest.raises(ValueError, match="map_machines"):
-        mr.eas_cluster(map_machines=0)
+        zhao2013.eas_cluster(map_machines=0)
 
 
 def test_table1_dataset():

@@ -11,6 +11,7 @@ import pytest
 import schedlab as sl
 from conftest import assert_slot_invariants
 from schedlab.faults import MTBF, Crash, Slowdown
+from schedlab.papers import wang2017
 
 SPECULATORS = [s for s in sl.speculation.names()]
 
@@ -236,25 +237,23 @@ def test_yarn_copies_a_straggling_task_by_eq_5_1_and_5_2():
 
 
 def test_esplash_clustering_recovers_the_node_levels():
-    from schedlab import speculation_experiments as ex
-    r = sl.simulate(ex.cluster(), ex.workload(), "fair", speculation="esplash")
+    r = sl.simulate(wang2017.esplash_cluster(), wang2017.esplash_workload(), "fair", speculation="esplash")
     levels = r.series["esplash_levels"].set_index("node")["level"]
     # 8 nodes, speeds 0.25, 0.25, 0.5, 0.5, 1, 1, 2, 2: four levels, slowest = 1
     assert r.counters["esplash_clusterings"] == 1
     assert levels.tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
-    cfg = sl.simulate(ex.cluster(), ex.workload(), "fair", speculation="esplash",
+    cfg = sl.simulate(wang2017.esplash_cluster(), wang2017.esplash_workload(), "fair", speculation="esplash",
                       speculation_params={"levels": "node_type"})
     assert cfg.series["esplash_levels"]["level"].tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
 
 
 def test_esplash_places_copies_only_on_eligible_nodes():
-    from schedlab import speculation_experiments as ex
-    r = sl.simulate(ex.cluster(), ex.workload(), "fair", speculation="esplash",
-                    faults=ex.scenarios()["straggler at level 4"])
+    r = sl.simulate(wang2017.esplash_cluster(), wang2017.esplash_workload(), "fair", speculation="esplash",
+                    faults=wang2017.esplash_scenarios()["straggler at level 4"])
     t = r.tasks
     spec = t[t["speculative"]]
     assert len(spec) > 0
-    speed = ex.cluster().nodes["speed"].to_numpy()
+    speed = wang2017.esplash_cluster().nodes["speed"].to_numpy()
     # never below the original's level, never on the slowed node while it is slowed
     assert (speed[spec["node"].to_numpy()] >= speed[spec["orig_node"].to_numpy()]).all()
     slowed = (spec["node"] == 7) & (spec["start"] >= 100) & (spec["start"] < 1100)

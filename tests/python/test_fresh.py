@@ -23,7 +23,7 @@ def test_split_hand_checked():
     # s_m = 1: 40/1 + 20/3 = 46.67; s_m = 2: 20 + 10 = 30; s_m = 3: 13.33 + 20 = 33.33.
     jobs, tasks = _one_job(4, 10.0, 2, 10.0)
     cluster = sl.Cluster(nodes=1, map_slots=2, reduce_slots=2)
-    s = sl.mapreduce.fresh_static_split(cluster, _wl(jobs, tasks), k=1)
+    s = sl.papers.wang2017.fresh_static_split(cluster, _wl(jobs, tasks), k=1)
     assert s["map_slots"] == 2 and s["reduce_slots"] == 2
     assert s["makespan"] == pytest.approx(30.0)
     np.testing.assert_allclose(s["makespan_by_split"].to_numpy(), [40 + 20 / 3, 30.0, 40 / 3 + 20])
@@ -39,21 +39,21 @@ def test_split_two_jobs_and_deduction_readings():
              [{"job_id": 1, "stage": 0, "work": 10.0}] * 3)
     w = _wl(jobs, tasks)
     cluster = sl.Cluster(nodes=1, map_slots=1, reduce_slots=1)
-    assert sl.mapreduce.fresh_static_split(cluster, w, k=2)["makespan"] == pytest.approx(40.0)
+    assert sl.papers.wang2017.fresh_static_split(cluster, w, k=2)["makespan"] == pytest.approx(40.0)
     # the printed deduction w_m(u) equals the remaining W_u here (all M jobs share equally);
     # the text's share s_m/k = 1/2 even when a job is alone: J0 reduces 20..28, J1 ends at 60
-    assert sl.mapreduce.fresh_static_split(cluster, w, k=2, deduction="literal")["makespan"] == pytest.approx(40.0)
-    assert sl.mapreduce.fresh_static_split(cluster, w, k=2, share="k")["makespan"] == pytest.approx(60.0)
+    assert sl.papers.wang2017.fresh_static_split(cluster, w, k=2, deduction="literal")["makespan"] == pytest.approx(40.0)
+    assert sl.papers.wang2017.fresh_static_split(cluster, w, k=2, share="k")["makespan"] == pytest.approx(60.0)
 
 
 def test_split_bad_input():
     jobs, tasks = _one_job(2, 1.0, 1, 1.0)
     with pytest.raises(ValueError, match="at least 2 slots"):
-        sl.mapreduce.fresh_static_split(sl.Cluster(nodes=1, map_slots=1, reduce_slots=0), _wl(jobs, tasks))
+        sl.papers.wang2017.fresh_static_split(sl.Cluster(nodes=1, map_slots=1, reduce_slots=0), _wl(jobs, tasks))
     with pytest.raises(ValueError, match="k must be"):
-        sl.mapreduce.fresh_static_split(sl.Cluster(nodes=1), _wl(jobs, tasks), k=-1)
+        sl.papers.wang2017.fresh_static_split(sl.Cluster(nodes=1), _wl(jobs, tasks), k=-1)
     with pytest.raises(ValueError, match="share"):
-        sl.mapreduce.fresh_static_split(sl.Cluster(nodes=1), _wl(jobs, tasks), share="bogus")
+        sl.papers.wang2017.fresh_static_split(sl.Cluster(nodes=1), _wl(jobs, tasks), share="bogus")
     with pytest.raises(ValueError, match="'k'"):
         sl.schedulers.get("fresh_dynamic", k=-3)
     with pytest.raises(ValueError, match="lookahead_test"):
@@ -63,7 +63,7 @@ def test_split_bad_input():
 def test_fresh_static_runs_fair_on_the_split():
     cluster = sl.Cluster(nodes=10, map_slots=2, reduce_slots=2)
     w = sl.datasets.load("fresh_set_b", seed=1)
-    split = sl.mapreduce.fresh_static_split(cluster, w, k=3)
+    split = sl.papers.wang2017.fresh_static_split(cluster, w, k=3)
     r = sl.simulate(cluster, w, sl.schedulers.get("fresh_static", k=3), seed=0)
     assert r.counters["fresh_map_slots"] == split["map_slots"]
     assert r.counters["fresh_predicted_makespan"] == pytest.approx(split["makespan"])
@@ -127,7 +127,7 @@ def test_invariants_and_reduces_after_map_phase(name, k):
         d = np.r_[np.ones(len(m)), -np.ones(len(m))]
         assert np.cumsum(d[np.lexsort((d, ev))]).max() > 20
     else:
-        split = sl.mapreduce.fresh_static_split(cluster, w, k=0)
+        split = sl.papers.wang2017.fresh_static_split(cluster, w, k=0)
         r.cluster = sl.Cluster(nodes=10, racks=2, map_slots=split["node_map_slots"], reduce_slots=split["node_reduce_slots"])
         assert_slot_invariants(r, typed=True)
 
@@ -154,8 +154,8 @@ def test_overall_fairness_series_and_python_agree():
     assert ((ok["fairness"] > 0) & (ok["fairness"] <= 1 + 1e-12)).all()
     assert r.counters["overall_fairness_mean"] == pytest.approx(ok["fairness"].mean())
     assert r.counters["overall_fairness_min"] == pytest.approx(ok["fairness"].min())
-    py = sl.mapreduce.overall_fairness(r, interval=3.7)
-    assert sl.mapreduce.fairness_mean(py) == pytest.approx(r.counters["overall_fairness_mean"], abs=2e-3)
+    py = sl.papers.wang2017.overall_fairness(r, interval=3.7)
+    assert sl.papers.wang2017.fairness_mean(py) == pytest.approx(r.counters["overall_fairness_mean"], abs=2e-3)
     # F(T) is bounded below by 1/|J'|
     assert (ok["fairness"] >= 1 / ok["active_jobs"] - 1e-12).all()
 
@@ -167,7 +167,7 @@ def test_overall_fairness_jain_of_rates():
              {"job_id": 1, "stage": 0, "work": 5.0}]
     cluster = sl.Cluster(nodes=2, map_slots=1, reduce_slots=0)
     r = sl.simulate(cluster, _wl(jobs, tasks), "fifo", heartbeat_interval=1.0, out_of_band_heartbeat=True)
-    f = sl.mapreduce.overall_fairness(r, interval=1.0, start="submit").set_index("time")
+    f = sl.papers.wang2017.overall_fairness(r, interval=1.0, start="submit").set_index("time")
     # fifo: J0's one map on node 0 at t=0, J1's first map on node 1 at t=0.5 (its heartbeat)
     # ... read the exact schedule from the result and recompute by hand
     st = r.tasks.set_index("task_id")

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import mrcp, wordcount
-from schedlab.mrcp import Instance, PlanTask, evaluate, solve
+from schedlab.papers import lim2015
+from schedlab.schedulers import mrcp
+from schedlab.schedulers.mrcp import Instance, PlanTask, evaluate, solve
 
 from conftest import assert_slot_invariants
 
@@ -214,9 +215,9 @@ def test_charged_solver_time_delays_dispatch():
 
 @pytest.fixture(scope="module")
 def small_run():
-    wl = wordcount.generate("small", rate=1 / 15, jobs=14, seed=3)
+    wl = lim2015.generate("small", rate=1 / 15, jobs=14, seed=3)
     s = sl.schedulers.get("mrcp", keep_plans=True, **FAST)
-    r = sl.simulate(wordcount.cluster(), wl, s, rack_local_factor=1.0, seed=2)
+    r = sl.simulate(lim2015.cluster(), wl, s, rack_local_factor=1.0, seed=2)
     return s, r
 
 
@@ -293,23 +294,23 @@ def test_wordcount_generator():
     assert jobs["submit_time"].iloc[0] == 0 and jobs["submit_time"].is_monotonic_increasing
     em = (jobs["deadline"] - jobs["submit_time"]) / jobs["base_time"]
     assert em.between(1, 5).all()
-    assert jobs["base_time"].iloc[0] == pytest.approx(wordcount.base_time("medium"))
-    assert wordcount.base_time("medium", "waves") == 80.0
-    assert [wordcount.base_time(s, "waves") for s in ("small", "large")] == [50.0, 100.0]
-    assert wordcount.base_time("small", "serial") == 100.0
-    mix = wordcount.generate("mix", rate=1 / 30, jobs=300, seed=1)
+    assert jobs["base_time"].iloc[0] == pytest.approx(lim2015.base_time("medium"))
+    assert lim2015.base_time("medium", "waves") == 80.0
+    assert [lim2015.base_time(s, "waves") for s in ("small", "large")] == [50.0, 100.0]
+    assert lim2015.base_time("small", "serial") == 100.0
+    mix = lim2015.generate("mix", rate=1 / 30, jobs=300, seed=1)
     counts = mix.jobs["job_type"].value_counts()
     assert set(counts.index) == {"small", "medium", "large"} and counts.min() > 70
-    pd.testing.assert_frame_equal(mix.jobs, wordcount.generate("mix", rate=1 / 30, jobs=300, seed=1).jobs)
-    long = wordcount.generate("small", rate=1 / 20, duration=20000, seed=2)
+    pd.testing.assert_frame_equal(mix.jobs, lim2015.generate("mix", rate=1 / 30, jobs=300, seed=1).jobs)
+    long = lim2015.generate("small", rate=1 / 20, duration=20000, seed=2)
     assert 800 < long.n_jobs < 1200 and long.jobs["submit_time"].max() < 20000
-    assert wordcount.rates("large", "stated") == [1 / 77.5, 1 / 70]
-    c = wordcount.cluster().nodes
+    assert lim2015.rates("large", "stated") == [1 / 77.5, 1 / 70]
+    c = lim2015.cluster().nodes
     assert len(c) == 4 and (c["map_slots"] == 1).all() and (c["reduce_slots"] == 1).all()
     with pytest.raises(ValueError, match="size"):
-        wordcount.generate("huge")
+        lim2015.generate("huge")
     with pytest.raises(ValueError, match="rate"):
-        wordcount.generate("small", rate=0)
+        lim2015.generate("small", rate=0)
 
 
 @pytest.mark.parametrize("interarrival", [22.5, 15.0])
@@ -318,11 +319,11 @@ def test_mrcp_has_fewer_late_jobs_than_edf_at_the_papers_scale(interarrival):
     its grid, 100 jobs per run (the notebook's full size; measured: 7 vs 8 late jobs at 1/22.5 and
     45 vs 59 at 1/15). At the notebook's 16-job test size the direction does not hold everywhere
     (see test_deadlines_notebook.py)."""
-    assert interarrival in [round(1 / r, 1) for r in wordcount.rates("small", "grid")]
-    wl = wordcount.generate("small", rate=1 / interarrival, jobs=100, seed=1)
+    assert interarrival in [round(1 / r, 1) for r in lim2015.rates("small", "grid")]
+    wl = lim2015.generate("small", rate=1 / interarrival, jobs=100, seed=1)
     late = {}
     for name, s in (("edf", "edf"), ("mrcp", sl.schedulers.get("mrcp", max_deterministic_time=0.02))):
-        r = sl.simulate(wordcount.cluster(), wl, s, seed=1, rack_local_factor=1.0)
+        r = sl.simulate(lim2015.cluster(), wl, s, seed=1, rack_local_factor=1.0)
         assert r.jobs["finish_time"].notna().all()
         late[name] = int((r.jobs["finish_time"] > r.jobs["deadline"]).sum())
     assert late["edf"] > 0

@@ -1,5 +1,4 @@
 """OMO (seed000 §3): the release-rate monitor, Lazy Start, Batch Finish, omo, fair_total."""
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -101,9 +100,9 @@ def test_bad_parameters():
 def test_phase_breakdown_and_last_batch():
     cluster = sl.Cluster(nodes=1, map_slots=1, reduce_slots=1)
     r = sl.simulate(cluster, _shuffle_job(), "omo_lazy_start", **ONE_NODE)
-    ph = sl.mapreduce.phase_breakdown(r)
+    ph = sl.papers.wang2017.phase_breakdown(r)
     assert (ph["map_only"], ph["overlap"], ph["shuffle_only"], ph["reduce_only"]) == (20.0, 40.0, 160.0, 5.0)
-    assert sl.mapreduce.last_batch_sizes(r).iloc[0] == 2  # maps ending at 50 and 60
+    assert sl.papers.wang2017.last_batch_sizes(r).iloc[0] == 2  # maps ending at 50 and 60
 
 
 def test_omo_direction_terasort():

@@ -1,10 +1,9 @@
 """Schedulers written in Python (schedlab.Scheduler over the MapReduce engine's trampoline)."""
-import numpy as np
 import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab.pyscheduler import FifoInPython
+from schedlab.schedulers.base import FifoInPython
 
 from conftest import assert_slot_invariants
 

@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import sharing as sh
+from schedlab.engines import share
+from schedlab.papers import zhou2019
 
 SHARE = ["choosy", "tsf", "drf", "drfh", "eunomia"]
-MICRO = sh.MICRO_PERFORMANCE_OPTION
+MICRO = zhou2019.MICRO_PERFORMANCE_OPTION
 
 
 def assert_share_invariants(result, performance, scaled=True, tol=1e-9):
@@ -64,11 +65,11 @@ def test_registered_on_the_share_engine():
 @pytest.mark.parametrize("scheduler", SHARE)
 @pytest.mark.parametrize("scaling", ["performance", "none"])
 def test_invariants_micro1(scheduler, scaling):
-    cluster = sh.micro_cluster()
-    wl = sh.micro1_workload(seed=3)
+    cluster = zhou2019.micro_cluster()
+    wl = zhou2019.micro1_workload(seed=3)
     r = sl.simulate(cluster, wl, scheduler, seed=0, performance=MICRO, runtime_scaling=scaling)
     assert r.jobs["finish_time"].notna().all()
-    assert_share_invariants(r, sh.MICRO_PERFORMANCE, scaled=scaling == "performance")
+    assert_share_invariants(r, zhou2019.MICRO_PERFORMANCE, scaled=scaling == "performance")
     # vcore utilization from the attempts: busy vcore-seconds / (capacity x span)
     t = r.tasks
     busy = ((t["finish"] - t["start"]) * 1.0).sum()  # every task is <1 core, 1 GB>
@@ -78,10 +79,10 @@ def test_invariants_micro1(scheduler, scaling):
 
 @pytest.mark.parametrize("scheduler", SHARE)
 def test_invariants_macro_small(scheduler):
-    cluster, attrs = sh.macro_cluster(seed=1, nodes=20)
-    wl = sh.macro_workload(cluster, attrs, seed=1, jobs=120, span=300.0, trace=None)
-    r = sl.simulate(cluster, wl, scheduler, seed=0, performance=sh.MACRO_PERFORMANCE_OPTION, sample_interval=5)
-    assert_share_invariants(r, sh.MACRO_PERFORMANCE)
+    cluster, attrs = zhou2019.macro_cluster(seed=1, nodes=20)
+    wl = zhou2019.macro_workload(cluster, attrs, seed=1, jobs=120, span=300.0, trace=None)
+    r = sl.simulate(cluster, wl, scheduler, seed=0, performance=zhou2019.MACRO_PERFORMANCE_OPTION, sample_interval=5)
+    assert_share_invariants(r, zhou2019.MACRO_PERFORMANCE)
 
 
 def test_worked_example_allocations():
@@ -91,13 +92,13 @@ def test_worked_example_allocations():
     r = sl.simulate(cluster, wl, "eunomia", seed=0, performance="1,2")
     first = r.tasks[r.tasks["start"] == 0]
     assert first.groupby("job_id")["node"].apply(sorted).to_dict() == {"alice": [0, 0, 1, 1], "bob": [2, 2]}
-    ps = sh.progress_shares(r).loc[0.0]
+    ps = share.progress_shares(r).loc[0.0]
     assert ps["alice"] == pytest.approx(0.5) and ps["bob"] == pytest.approx(0.5)
     assert r.jobs.set_index("job_id")["finish_time"].to_dict() == {"alice": 10.0, "bob": 10.0}
     t = sl.simulate(cluster, wl, "tsf", seed=0, performance="1,2")
-    ps = sh.progress_shares(t).loc[0.0]
+    ps = share.progress_shares(t).loc[0.0]
     assert ps["alice"] == pytest.approx(2 / 8) and ps["bob"] == pytest.approx(6 / 8)
-    ts = sh.share_table(t, "task_share").loc[0.0]
+    ts = share.share_table(t, "task_share").loc[0.0]
     assert ts["alice"] == pytest.approx(2 / 6) and ts["bob"] == pytest.approx(4 / 6)
 
 
@@ -111,10 +112,10 @@ def test_dominant_share_series_hand_checked():
     wl = sl.Workload.from_frames(jobs, tasks)
     for s in ("drf", "drfh"):
         r = sl.simulate(cluster, wl, s, seed=0)
-        ds = sh.share_table(r, "dominant_share").loc[0.0]
+        ds = share.share_table(r, "dominant_share").loc[0.0]
         assert ds["A"] == pytest.approx(0.5) and ds["B"] == pytest.approx(0.6)
     r = sl.simulate(cluster, wl, "choosy", seed=0)
-    assert sh.share_table(r, "running").loc[0.0].to_dict() == {"A": 3.0, "B": 3.0}
+    assert share.share_table(r, "running").loc[0.0].to_dict() == {"A": 3.0, "B": 3.0}
 
 
 def test_weights_through_python_dict():
@@ -124,7 +125,7 @@ def test_weights_through_python_dict():
                           "vcores": [1.0] * 10 + [2.0] * 10, "memory": [3.0] * 10 + [1.0] * 10})
     wl = sl.Workload.from_frames(jobs, tasks)
     r = sl.simulate(cluster, wl, sl.schedulers.get("choosy", weights={"B": 2}), seed=0)
-    assert sh.share_table(r, "running").loc[0.0].to_dict() == {"A": 2.0, "B": 6.0}
+    assert share.share_table(r, "running").loc[0.0].to_dict() == {"A": 2.0, "B": 6.0}
 
 
 def test_user_performance_override():
@@ -137,8 +138,8 @@ def test_user_performance_override():
 
 @pytest.mark.parametrize("scheduler", SHARE)
 def test_deterministic(scheduler):
-    cluster = sh.micro_cluster()
-    wl = sh.micro1_workload(seed=1)
+    cluster = zhou2019.micro_cluster()
+    wl = zhou2019.micro1_workload(seed=1)
     cfg = sl.schedulers.get(scheduler, tie_break="random")
     a = sl.simulate(cluster, wl, cfg, seed=4, performance=MICRO)
     b = sl.simulate(cluster, wl, cfg, seed=4, performance=MICRO)
@@ -150,8 +151,8 @@ def test_deterministic(scheduler):
 
 
 def test_bad_input_raises():
-    cluster = sh.micro_cluster()
-    wl = sh.micro2_workload(tasks_per_job=5)
+    cluster = zhou2019.micro_cluster()
+    wl = zhou2019.micro2_workload(tasks_per_job=5)
     with pytest.raises(ValueError, match="performance"):
         sl.simulate(cluster, wl, "eunomia", seed=0, performance="1,2")  # 4 node types
     with pytest.raises(ValueError, match="performance"):
@@ -170,7 +171,7 @@ def test_bad_input_raises():
     with pytest.raises(ValueError, match="can never run"):
         sl.simulate(cluster, huge, "tsf", seed=0)
     with pytest.raises(ValueError, match="matches no node"):
-        sh.eligible_nodes(cluster, node_types=[7])
+        share.eligible_nodes(cluster, node_types=[7])
 
 
 # ------------------------------------------------------------------------------ directions
@@ -178,19 +179,19 @@ def test_micro2_eunomia_equalizes_progress_better_than_tsf_and_choosy():
     """Micro-benchmark 2 [seed002 §7.6]: job 4 claims type-4 nodes only. TSF and Choosy let it
     hold ~40 % progress share and finish first; Eunomia keeps all four near 25 % and they finish
     together."""
-    cluster = sh.micro_cluster()
-    wl = sh.micro2_workload(seed=0)
+    cluster = zhou2019.micro_cluster()
+    wl = zhou2019.micro2_workload(seed=0)
     res = {s: sl.simulate(cluster, wl, s, seed=0, performance=MICRO) for s in ("eunomia", "tsf", "choosy")}
-    disp = {s: sh.dispersion(r) for s, r in res.items()}
+    disp = {s: share.dispersion(r) for s, r in res.items()}
     for base in ("tsf", "choosy"):
         assert disp["eunomia"]["jain"] > disp[base]["jain"]
         assert disp["eunomia"]["max_min"] < disp[base]["max_min"]
         assert res["eunomia"].counters["progress_share_jain"] > res[base].counters["progress_share_jain"]
-        ps = sh.progress_shares(res[base]).loc[2.0]
+        ps = share.progress_shares(res[base]).loc[2.0]
         assert 0.35 <= ps["job4"] <= 0.41  # 40 % = all type-4 cores
         fin = res[base].jobs.set_index("job_id")["finish_time"]
         assert fin["job4"] < 0.8 * fin.drop("job4").min()
-    ps = sh.progress_shares(res["eunomia"]).loc[2.0]
+    ps = share.progress_shares(res["eunomia"]).loc[2.0]
     assert ps.max() - ps.min() <= 0.05
     # finish times differ only by the randomness of 1000 exponential task times per job
     fin = res["eunomia"].jobs["finish_time"]
@@ -202,8 +203,8 @@ def test_micro2_eunomia_equalizes_progress_better_than_tsf_and_choosy():
 def test_equal_speeds_eunomia_equals_tsf():
     """With P = 1 everywhere the progress share is the task share [seed002 §7.2]: the same
     decisions, so identical schedules."""
-    cluster = sh.micro_cluster()
-    for wl in (sh.micro1_workload(seed=2), sh.micro2_workload(seed=2, tasks_per_job=200)):
+    cluster = zhou2019.micro_cluster()
+    for wl in (zhou2019.micro1_workload(seed=2), zhou2019.micro2_workload(seed=2, tasks_per_job=200)):
         a = sl.simulate(cluster, wl, "eunomia", seed=0, performance="1,1,1,1")
         b = sl.simulate(cluster, wl, "tsf", seed=0, performance="1,1,1,1")
         pd.testing.assert_frame_equal(a.tasks, b.tasks)
@@ -218,15 +219,15 @@ def test_macro_mean_completion_not_lengthened_beyond_bound():
     delay (first 10 % of jobs dropped) stays within MEAN_COMPLETION_BOUND of TSF's and Choosy's.
     All three use the same placement rule, so only the share function differs (eunomia's default
     'fastest' placement alone shortens completions when runtimes scale with performance)."""
-    cluster, attrs = sh.macro_cluster(seed=0, nodes=30)
-    wl = sh.macro_workload(cluster, attrs, seed=0, jobs=500, span=900.0, trace=None)
+    cluster, attrs = zhou2019.macro_cluster(seed=0, nodes=30)
+    wl = zhou2019.macro_workload(cluster, attrs, seed=0, jobs=500, span=900.0, trace=None)
     for placement in ("first_fit", "fastest"):
         mean = {}
         for s in ("eunomia", "tsf", "choosy"):
             cfg = sl.schedulers.get(s, placement=placement)
-            r = sl.simulate(cluster, wl, cfg, seed=0, performance=sh.MACRO_PERFORMANCE_OPTION, sample_interval=0)
+            r = sl.simulate(cluster, wl, cfg, seed=0, performance=zhou2019.MACRO_PERFORMANCE_OPTION, sample_interval=0)
             assert r.jobs["finish_time"].notna().all()
-            mean[s] = sh.delays(r, warmup=0.1)["completion_delay"].mean()
+            mean[s] = share.delays(r, warmup=0.1)["completion_delay"].mean()
         assert mean["eunomia"] <= MEAN_COMPLETION_BOUND * mean["tsf"], (placement, mean)
         assert mean["eunomia"] <= MEAN_COMPLETION_BOUND * mean["choosy"], (placement, mean)
 
@@ -234,9 +235,9 @@ def test_macro_mean_completion_not_lengthened_beyond_bound():
 def test_micro1_timeline_shape():
     """Micro-benchmark 1 [seed002 §7.6] (scaled runtimes): jobs 1 and 2 meet near 50 % soon after
     job 2 arrives; job 4 never exceeds its 40 % constraint cap."""
-    cluster = sh.micro_cluster()
-    r = sl.simulate(cluster, sh.micro1_workload(seed=0), "eunomia", seed=0, performance=MICRO)
-    ps = sh.progress_shares(r)
+    cluster = zhou2019.micro_cluster()
+    r = sl.simulate(cluster, zhou2019.micro1_workload(seed=0), "eunomia", seed=0, performance=MICRO)
+    ps = share.progress_shares(r)
     at = ps.loc[25.0]
     assert abs(at["job1"] - 0.5) < 0.05 and abs(at["job2"] - 0.5) < 0.05
     assert ps["job4"].max() <= 0.4 + 1e-9
@@ -248,10 +249,10 @@ def test_offline_eunomia_worked_example():
     A = np.array([[2, 2], [2, 2], [2, 2]], float)
     D = np.array([[1, 1], [1, 1]], float)
     C = np.array([[1, 1, 0], [0, 1, 1]])
-    out = sh.offline_eunomia(A, D, C, [1, 1, 2])
+    out = zhou2019.offline_eunomia(A, D, C, [1, 1, 2])
     np.testing.assert_allclose(out["share"], [0.5, 0.5], atol=1e-6)
     np.testing.assert_allclose(out["T"], [[2, 2, 0], [0, 0, 2]], atol=1e-6)
-    milp = sh.offline_eunomia(A, D, C, [1, 1, 2], integral=True)
+    milp = zhou2019.offline_eunomia(A, D, C, [1, 1, 2], integral=True)
     np.testing.assert_allclose(milp["share"], [0.5, 0.5], atol=1e-6)
 
 
@@ -260,11 +261,11 @@ def test_offline_eunomia_saturates_constrained_user():
     get on node 1 only if that does not exceed user 0; progressive filling equalizes at 50 %."""
     A = np.array([[4, 4], [4, 4]], float)
     D = np.ones((2, 2))
-    out = sh.offline_eunomia(A, D, [[1, 1], [0, 1]], [1, 1])
+    out = zhou2019.offline_eunomia(A, D, [[1, 1], [0, 1]], [1, 1])
     np.testing.assert_allclose(out["share"], [0.5, 0.5], atol=1e-6)
     # a third user confined to node 0 with user 0: 1/3 each would waste nothing; node 1 gives
     # user 1 at most 50 % so the others split node 0 and the rest
-    out = sh.offline_eunomia(np.array([[4, 4], [4, 4]], float), np.ones((3, 2)), [[1, 1], [0, 1], [1, 0]], [1, 1])
+    out = zhou2019.offline_eunomia(np.array([[4, 4], [4, 4]], float), np.ones((3, 2)), [[1, 1], [0, 1], [1, 0]], [1, 1])
     assert out["share"].sum() == pytest.approx(1.0, abs=1e-6)
     assert out["share"].min() == pytest.approx(1 / 3, abs=1e-6)
 
@@ -274,17 +275,17 @@ def test_online_eunomia_matches_offline_on_micro2_start():
     is not max-min at the arrival instant (placing on the fastest nodes first, jobs 1-3 take
     type-4 cores job 4 needs: 30/30/30/10 %), but after one wave of 2-s tasks its shares are
     within one fast task's progress (3/150) of the offline ones."""
-    cluster = sh.micro_cluster()
+    cluster = zhou2019.micro_cluster()
     nodes = cluster.nodes
     A = nodes[["vcores", "memory"]].to_numpy(float)
-    perf = np.asarray(sh.MICRO_PERFORMANCE)[nodes["node_type"].to_numpy()]
+    perf = np.asarray(zhou2019.MICRO_PERFORMANCE)[nodes["node_type"].to_numpy()]
     C = np.ones((4, 20))
     C[3] = nodes["node_type"].to_numpy() == 3
-    off = sh.offline_eunomia(A, np.ones((4, 2)), C, perf)
+    off = zhou2019.offline_eunomia(A, np.ones((4, 2)), C, perf)
     np.testing.assert_allclose(off["share"], 0.25, atol=1e-6)
-    r = sl.simulate(cluster, sh.micro2_workload(seed=0, tasks_per_job=200, durations="constant"), "eunomia",
+    r = sl.simulate(cluster, zhou2019.micro2_workload(seed=0, tasks_per_job=200, durations="constant"), "eunomia",
                     seed=0, performance=MICRO)
-    ps = sh.progress_shares(r)
+    ps = share.progress_shares(r)
     np.testing.assert_allclose(ps.loc[0.0].to_numpy(), [0.3, 0.3, 0.3, 0.1], atol=1e-9)
     for t in (1.0, 2.0, 5.0):
         np.testing.assert_allclose(ps.loc[t].to_numpy(), off["share"], atol=3 / 150 + 1e-9)

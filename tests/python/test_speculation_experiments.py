@@ -6,20 +6,20 @@ Directions that do not reproduce are strict xfails with the measured numbers (se
 import pytest
 
 from notebook_runner import execute_notebook, notebook_text
-from schedlab import speculation_experiments as ex
+from schedlab.papers import tang2014, wang2017
 
 SEEDS = (0, 1, 2)
 
 
 @pytest.fixture(scope="module")
 def esplash_runs():
-    runs = ex.run(speculators=("none", "yarn", "esplash"), seeds=SEEDS)
+    runs = wang2017.run_esplash(speculators=("none", "yarn", "esplash"), seeds=SEEDS)
     return runs.groupby(["scenario", "speculation"])[["increased_makespan", "wasted_copy_time"]].mean()
 
 
 @pytest.fixture(scope="module")
 def sepb_runs():
-    runs = ex.run_sepb(seeds=SEEDS, percentages=(0.0, 1.0))
+    runs = tang2014.run_sepb(seeds=SEEDS, percentages=(0.0, 1.0))
     runs = runs[runs["speculation"] != "sepb without kill"]
     runs["variant"] = runs["speculation"] + runs["percentage"].map(lambda p: "" if p != p else f"@{p:g}")
     return runs.groupby("variant")["makespan"].mean()
@@ -43,7 +43,7 @@ def test_esplash_loses_less_makespan_than_yarn(esplash_runs, scenario):
 
 
 def test_esplash_makes_few_copies_without_faults():
-    r = ex.run(speculators=("yarn", "esplash"), seeds=(0,))
+    r = wang2017.run_esplash(speculators=("yarn", "esplash"), seeds=(0,))
     nf = r[r["scenario"] == "no fault"].set_index("speculation")
     assert nf.loc["esplash", "copies"] < 0.5 * nf.loc["yarn", "copies"]
 
@@ -67,5 +67,5 @@ def test_notebook_runs_with_small_parameters():
 
 def test_dynamicmr_in_full_beats_stock_hadoop():
     # DHSA + Slot PreScheduling (the dynamicmr scheduler) + SEPB (the speculation engine)
-    runs = ex.run_dynamicmr(seeds=SEEDS).groupby("variant")["makespan"].mean()
+    runs = tang2014.run_dynamicmr(seeds=SEEDS).groupby("variant")["makespan"].mean()
     assert runs["DynamicMR: DHSA + PreScheduling + SEPB"] < runs["stock Hadoop (fair + hadoop speculation)"]

@@ -27,8 +27,8 @@ def test_second_sweep_reads_every_run_from_the_store(tmp_path, monkeypatch):
     assert not first["cached"].any()
     assert len(Store(tmp_path).keys()) == len(first)
     calls = []
-    real = sl.sweep_module.execute
-    monkeypatch.setattr(sl.sweep_module, "execute", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = sl.study.sweep.execute
+    monkeypatch.setattr(sl.study.sweep, "execute", lambda *a, **k: calls.append(a) or real(*a, **k))
     second = sl.sweep(*args, store=tmp_path, progress=False)
     assert calls == []
     assert second["cached"].all()
@@ -64,7 +64,7 @@ def test_stored_jobs_and_tasks_round_trip(tmp_path):
 
 
 def key_of(scheduler="fifo", cluster=None, workload=None, seed=0, options=None):
-    run = sl.sweep_module.plan(scheduler, cluster or sl.Cluster(nodes=3), workload or wl(), [seed], options)[0]
+    run = sl.study.sweep.plan(scheduler, cluster or sl.Cluster(nodes=3), workload or wl(), [seed], options)[0]
     return run.key
 
 
@@ -81,7 +81,7 @@ def test_key_covers_the_whole_configuration(monkeypatch):
     assert key_of(seed=1) != base
     assert key_of(options={"slowstart": 0.5}) != base
     assert key_of(options={"slowstart": 0.05}) == base  # the engine default
-    monkeypatch.setattr(sl, "__version__", "99.0")
+    monkeypatch.setattr(sl._version, "__version__", "99.0")
     assert key_of() != base
 
 

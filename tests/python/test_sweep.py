@@ -5,7 +5,7 @@ import pytest
 
 import schedlab as sl
 
-sweep_module = sl.sweep_module
+sweep_module = sl.study.sweep
 
 
 def small_workload(seed=1, jobs=12):
@@ -69,7 +69,7 @@ def test_threads_and_serial_give_the_same_table():
 def test_jobs_and_tasks_tables_on_request():
     res = sl.sweep(["fifo", "fair"], sl.Cluster(nodes=3), small_workload(), seeds=[0, 1], jobs=True, tasks=True,
                    progress=False)
-    assert isinstance(res, sl.sweep_module.SweepResult)
+    assert isinstance(res, sl.study.sweep.SweepResult)
     runs, jobs, tasks = res
     assert len(jobs) == len(runs) * 12
     assert list(jobs.columns[:4]) == ["run_key", "scheduler", "scheduler_name", "cluster"]

@@ -3,7 +3,6 @@ bad files fail before any run."""
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import mapreduce as smr
+from schedlab.engines import mapreduce
 
 
 def _capacity_ok(result, tol=1e-9):
@@ -73,7 +73,7 @@ def test_rampup_limit_zero_holds_reduces_back():
 @pytest.mark.parametrize("ordering", ["capacity", "fair"])
 def test_invariants_and_determinism(ordering):
     cl = sl.Cluster(nodes=6, map_slots=2, reduce_slots=2, vcores=8, memory=40 * 1024)
-    w = smr.with_containers(sl.datasets.load("omo_set_a", seed=1), map_vcores=2, map_memory=6 * 1024,
+    w = mapreduce.with_containers(sl.datasets.load("omo_set_a", seed=1), map_vcores=2, map_memory=6 * 1024,
                             reduce_vcores=2, reduce_memory=8 * 1024)
     a = sl.simulate(cl, w, sl.schedulers.get("yarn", ordering=ordering), seed=4)
     b = sl.simulate(cl, w, sl.schedulers.get("yarn", ordering=ordering), seed=4)

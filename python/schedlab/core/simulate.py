@@ -1,0 +1,329 @@
+"""simulate(): run one scheduler over one workload on one cluster, and the Result it returns."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .. import _core
+from .cluster import Cluster
+from .workload import Workload
+from . import catalogue as schedulers_mod
+from .catalogue import as_config, check_options
+
+STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded map whose output died with its node
+LOCALITY = ["node", "rack", "remote", "none"]
+
+
+def _encode_param(value, workload: Workload):
+    """Dict/list parameters become the core's 'key:value,...' strings; dict keys that are user
+    labels are translated to pool ids."""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            key = k
+            if workload.user_labels is not None and not isinstance(k, (int, np.integer)):
+                key = workload.user_code(k)
+            parts.append(f"{key}:{v!r}" if not isinstance(v, str) else f"{key}:{v}")
+        return ",".join(parts)
+    if isinstance(value, (list, tuple)):
+        return ",".join(repr(float(v)) for v in value)
+    return value
+
+
+def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int = 0, **options) -> "Result":
+    """Simulates ``workload`` on ``cluster`` under ``scheduler`` (a name such as ``"fair"`` or a
+    :class:`~schedlab.schedulers.SchedulerConfig`) and returns a :class:`Result`.
+
+    ``options`` are the engine's settings (see ``schedlab.schedulers.options()``), e.g.
+    ``heartbeat_interval``, ``slowstart``, ``replication``, ``measure_overhead``; ``faults`` takes a
+    list of :mod:`schedlab.faults` objects, ``speculation`` a speculator name (``"hadoop"``,
+    ``"yarn"``, ``"late"``, ``"esplash"``, ``"sepb"``; see :mod:`schedlab.speculation`) and
+    ``speculation_params`` a dict of its parameters. ``scheduler`` may
+    also be an instance of a :class:`schedlab.Scheduler` subclass (a scheduler written in Python).
+    The same inputs and seed always give the same result. The simulation runs without the GIL, so threads run simulations in parallel.
+    """
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster must be a schedlab.Cluster, got {type(cluster).__name__}")
+    if not isinstance(workload, Workload):
+        raise ValueError(f"workload must be a schedlab.Workload, got {type(workload).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(scheduler, str) and scheduler in schedulers_mod._PYTHON:
+        scheduler = schedulers_mod.get(scheduler)  # a scheduler written in Python, by name
+    options = _encode_options(options)
+    hook = getattr(scheduler, "_simulate", None)
+    if hook is not None:  # schedulers written in Python plug in here
+        return hook(cluster, workload, int(seed), options)
+    config = as_config(scheduler)
+    check_options(config.engine, options)
+    params = {k: _encode_param(v, workload) for k, v in config.params.items()}
+    t0 = time.perf_counter()
+    raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))
+    wall = time.perf_counter() - t0
+    return Result(raw, cluster, workload, config, int(seed), dict(options), wall)
+
+
+def _encode_options(options: dict) -> dict:
+    """Faults and speculator parameters given as Python objects become the engine's strings."""
+    from . import faults as faults_mod
+    from . import speculation as speculation_mod
+    out = dict(options)
+    for key, value in out.items():  # a list of numbers for a 'p0,p1,...' option, e.g. performance=[1, 1.5, 2]
+        if key not in ("faults", "speculation_params") and isinstance(value, (list, tuple, np.ndarray)):
+            try:
+                out[key] = ",".join(repr(float(v)) for v in value)
+            except (TypeError, ValueError):
+                raise ValueError(f"simulate option {key!r}: a list must hold numbers only, got {value!r}") from None
+    if "faults" in out:
+        out["faults"] = faults_mod.encode(out["faults"])
+    if "speculation_params" in out:
+        out["speculation_params"] = speculation_mod.encode_params(out.get("speculation", "none"), out["speculation_params"])
+    return out
+
+
+class Result:
+    """The outcome of one simulation.
+
+    * ``jobs`` — one row per job: ``job_id, submit_time, start_time, finish_time,
+      completion_time, queueing_delay, map_finish_time``, the job's user, queue, weight, deadline
+      (and ``late``), task counts, its ``dag`` (and ``parents`` when jobs depend on others), and
+      any extra columns of the workload's job table. The mapreduce engine adds ``ready_time``:
+      when the job was submitted to the scheduler (its submit time, or for a job with parents
+      the later of that and its last parent's finish); ``queueing_delay`` is then
+      ``start_time - ready_time``, while ``completion_time`` stays ``finish_time - submit_time``.
+    * ``dags`` — one row per DAG (workflow) of jobs: ``dag, n_jobs, submit_time`` (earliest
+      submit), ``start_time, finish_time`` (last job's finish; NaN if a job is unfinished) and
+      ``completion_time``.
+    * ``tasks`` — one row per attempt: ``job_id, task_id, stage, node, start, finish, duration,
+      status, locality, slot, slot_type, speculative``.
+    * ``summary()`` — the headline metrics as a Series.
+    * ``series`` — named time series (DataFrames); ``counters`` — named counts.
+    """
+
+    def __init__(self, raw, cluster, workload, config, seed, options, wall_seconds):
+        self._raw = raw
+        self.cluster = cluster
+        self.workload = workload
+        self.scheduler = config
+        self.seed = seed
+        self.options = options
+        self.wall_seconds = wall_seconds
+        self.events = int(raw["events"])
+        self.end_time = float(raw["end_time"])
+        self.counters = dict(raw["counters"])
+        self._jobs = self._tasks = self._dags = None
+        self.series = {name: pd.DataFrame({k: np.asarray(v) for k, v in cols.items()})
+                       for name, cols in raw["series"].items()}
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        if self._jobs is None:
+            df = self.workload.jobs
+            raw = self._raw["jobs"]
+            df.insert(2, "start_time", np.asarray(raw["start_time"]))
+            df.insert(3, "finish_time", np.asarray(raw["finish_time"]))
+            df.insert(4, "completion_time", df["finish_time"] - df["submit_time"])
+            df.insert(5, "queueing_delay", df["start_time"] - df["submit_time"])
+            for k, v in raw.items():
+                if k not in ("start_time", "finish_time"):
+                    name = {"map_finish": "map_finish_time", "ready": "ready_time"}.get(k, k)
+                    v = np.asarray(v)
+                    if k == "class":  # worker engine: 0 = short job, 1 = long job
+                        v = pd.Categorical.from_codes(v.astype(np.int8), ["short", "long"])
+                    df[name] = v
+            if "ready_time" in df:  # the wait in the scheduler's queue, not for parents
+                df["queueing_delay"] = df["start_time"] - df["ready_time"]
+            if np.isfinite(df["deadline"]).any():
+                df["late"] = df["finish_time"] > df["deadline"]
+            self._jobs = df
+        return self._jobs
+
+    @property
+    def dags(self) -> pd.DataFrame:
+        """One row per DAG (workflow) of jobs: ``dag, n_jobs, submit_time, start_time,
+        finish_time, completion_time`` (from the DAG's first submission to its last job's
+        finish; NaN while a job of it is unfinished)."""
+        if self._dags is None:
+            jobs = self.jobs
+            g = jobs.assign(_unfinished=jobs["finish_time"].isna()).groupby("dag", sort=False)
+            df = pd.DataFrame({
+                "n_jobs": g.size(),
+                "submit_time": g["submit_time"].min(),
+                "start_time": g["start_time"].min(),
+                "finish_time": g["finish_time"].max().where(~g["_unfinished"].any()),
+            })
+            df["completion_time"] = df["finish_time"] - df["submit_time"]
+            self._dags = df.rename_axis("dag").reset_index()
+        return self._dags
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        if self._tasks is None:
+            a = self._raw["attempts"]
+            task = np.asarray(a["task"])
+            _, t = self.workload.native().columns()
+            tjob = np.asarray(t["job"])
+            tstage = np.asarray(t["stage"])
+            start, finish = np.asarray(a["start"]), np.asarray(a["finish"])
+            df = pd.DataFrame({
+                "job_id": self.workload.job_ids[tjob[task]] if len(task) else np.empty(0),
+                "task_id": task,
+                "stage": pd.Categorical.from_codes(tstage[task].astype(np.int8), ["map", "reduce"]),
+                "node": np.asarray(a["node"]),
+                "start": start,
+                "finish": finish,
+                "duration": finish - start,
+                "status": pd.Categorical.from_codes(np.asarray(a["status"]).astype(np.int8), STATUS),
+                "locality": pd.Categorical.from_codes(np.asarray(a["locality"]).astype(np.int8), LOCALITY),
+                "slot": np.asarray(a["slot"]),
+                "speculative": np.asarray(a["speculative"]).astype(bool),
+            })
+            for k, v in a.items():
+                if k not in ("task", "node", "start", "finish", "status", "locality", "slot", "speculative"):
+                    v = np.asarray(v)
+                    if k == "slot_type":
+                        v = pd.Categorical.from_codes(v.astype(np.int8), ["map", "reduce"])
+                    elif k == "orig_node":  # speculative copies: the node of the attempt copied; else -1
+                        v = v.astype(np.int32)
+                    df[k] = v
+            self._tasks = df
+        return self._tasks
+
+    def _utilization(self, tasks: pd.DataFrame, span: float) -> float:
+        """Busy capacity over total capacity x makespan, in the unit the engine allocates: typed or
+        pooled slots (map + reduce slots, each attempt weighted by the slots it holds), generic worker slots, or vcores (YARN containers and the
+        multi-resource engine, each attempt weighted by its task's vcores)."""
+        nodes = self.cluster.nodes
+        held = np.where(np.isfinite(tasks["finish"]), tasks["finish"], self.end_time) - tasks["start"]
+        engine = getattr(self.scheduler, "engine", "mapreduce")
+        if engine == "worker":
+            capacity = float(nodes["slots"].sum())
+        elif engine == "share" or self.counters.get("slot_model") == 2:
+            _, t = self.workload.native().columns()
+            held = held * np.asarray(t["vcores"])[tasks["task_id"].to_numpy()]
+            capacity = float(nodes["vcores"].sum())
+        else:
+            capacity = float(nodes["map_slots"].sum() + nodes["reduce_slots"].sum())
+            if "slots" in tasks:  # DynamicMR slot weights: a borrowing attempt may hold several slots
+                held = held * tasks["slots"].to_numpy()
+        busy = float(np.nansum(held))
+        return busy / (capacity * span) if span > 0 and capacity > 0 else np.nan
+
+    def summary(self, by: str | None = None, percentiles=(50, 90, 99),
+                percentile_method: str | None = None) -> pd.Series | pd.DataFrame:
+        """Headline metrics: makespan, mean and percentile completion times, total flowtime,
+        Jain's fairness index over per-job slowdowns, locality fractions, slot utilization.
+        With deadlines: ``late_fraction`` (P, the proportion of late jobs), ``late_jobs`` and
+        ``mean_tardiness``; the mean turnaround T is ``mean_completion_time``. With
+        ``measure_overhead=True``: ``overhead_per_job`` (O, wall seconds spent in the scheduler
+        per finished job) and ``overhead_fraction`` (O/T). When some DAG holds several jobs:
+        ``dags``, ``unfinished_dags``, ``mean_dag_completion_time`` and the percentiles
+        ``pNN_dag_completion_time`` over :attr:`dags`. ``by`` groups the job metrics by a job column
+        (e.g. ``"class"``) and returns one row per group. ``percentile_method`` is NumPy's
+        (``"linear"``, ``"nearest"``, ``"inverted_cdf"`` = nearest rank, ...); by default nearest
+        rank on the worker engine, as the hybrid-scheduler studies report percentiles (seed002 §9
+        item 5), and ``"linear"`` elsewhere."""
+        if percentile_method is None:
+            percentile_method = "inverted_cdf" if getattr(self.scheduler, "engine", "mapreduce") == "worker" else "linear"
+        jobs = self.jobs
+        if by is not None:
+            if by not in jobs:
+                raise ValueError(f"summary(by={by!r}): no such job column; have {list(jobs.columns)}")
+            rows = {key: _job_metrics(group, percentiles, percentile_method) for key, group in jobs.groupby(by, sort=True)}
+            return pd.DataFrame(rows).T.rename_axis(by)
+        s = dict(_job_metrics(jobs, percentiles, percentile_method))  # a dict while filling: Series item assignment is slow
+        tasks = self.tasks
+        maps = tasks[tasks["stage"] == "map"]
+        known = maps[maps["locality"] != "none"]
+        for level in ("node", "rack", "remote"):
+            s[f"locality_{level}"] = float((known["locality"] == level).mean()) if len(known) else np.nan
+        span = s["makespan"]
+        nodes = self.cluster.nodes
+        s["utilization"] = self._utilization(tasks, span)
+        wasted = tasks["status"] == "killed"
+        s["wasted_attempt_time"] = float((tasks["finish"][wasted] - tasks["start"][wasted]).sum())
+        for k, v in _attempt_metrics(tasks, nodes).items():
+            s[k] = v
+        s["attempts"] = float(len(tasks))
+        if len(jobs) and jobs["dag"].duplicated().any():  # multi-job DAGs
+            dc = self.dags["completion_time"].to_numpy(float)
+            done = dc[np.isfinite(dc)]
+            s["dags"] = float(len(dc))
+            s["unfinished_dags"] = float(len(dc) - len(done))
+            s["mean_dag_completion_time"] = float(done.mean()) if len(done) else np.nan
+            for p in percentiles:
+                s[f"p{p}_dag_completion_time"] = float(np.percentile(done, p, method=percentile_method)) if len(done) else np.nan
+        if "scheduler_seconds" in self.counters:  # simulate(..., measure_overhead=True)
+            finished = float(np.isfinite(jobs["finish_time"].to_numpy(float)).sum())
+            s["overhead_per_job"] = self.counters["scheduler_seconds"] / finished if finished else np.nan
+            t = s["mean_completion_time"]
+            s["overhead_fraction"] = s["overhead_per_job"] / t if t > 0 else np.nan
+        return pd.Series(s, dtype=float)
+
+    def __repr__(self):
+        s = self.summary()
+        return (f"Result({self.scheduler.label}, jobs={len(self.jobs)}, makespan={s['makespan']:.1f}, "
+                f"mean_completion={s['mean_completion_time']:.1f}, events={self.events})")
+
+
+def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
+    """Failed and lost attempts, and speculative copies: how many, their fate, where they ran and
+    the time wasted in killed copies (eSplash's metric) [seed000 §4.6]."""
+    s = {}
+    dur = (tasks["finish"] - tasks["start"]).to_numpy(float)
+    status = tasks["status"]
+    failed = (status == "failed").to_numpy()
+    s["failed_attempts"] = float(failed.sum())
+    s["failed_attempt_time"] = float(np.nansum(dur[failed]))
+    s["lost_map_outputs"] = float((status == "lost").sum())
+    spec = tasks["speculative"].to_numpy(bool)
+    killed = (status == "killed").to_numpy()
+    s["speculative_attempts"] = float(spec.sum())
+    s["speculative_succeeded"] = float((spec & (status == "succeeded").to_numpy()).sum())
+    s["speculative_killed"] = float((spec & killed).sum())
+    s["wasted_speculative_time"] = float(np.nansum(dur[spec & killed]))
+    if "orig_node" in tasks and spec.any():
+        speed = nodes["speed"].to_numpy(float)
+        node = tasks["node"].to_numpy()
+        orig = tasks["orig_node"].to_numpy()
+        has = spec & (orig >= 0)
+        o = np.where(has, orig, 0).astype(int)
+        slower = has & (speed[node] <= speed[o])
+        s["speculative_on_slower_or_equal_node"] = float(slower.sum())
+        s["speculative_killed_on_slower_or_equal_node"] = float((slower & killed).sum())
+        s["speculative_on_same_node"] = float((has & (node == orig)).sum())
+        if "speed_at_start" in tasks:
+            slowed = spec & (tasks["speed_at_start"].to_numpy(float) < speed[node] * (1 - 1e-12))
+            s["speculative_on_slowed_node"] = float(slowed.sum())
+            s["speculative_killed_on_slowed_node"] = float((slowed & killed).sum())
+    return s
+
+
+def _job_metrics(jobs: pd.DataFrame, percentiles, method: str = "linear") -> pd.Series:
+    ct = jobs["completion_time"].to_numpy(float)
+    done = np.isfinite(ct)
+    s = {}
+    s["jobs"] = float(len(jobs))
+    s["unfinished_jobs"] = float((~done).sum())
+    fin = jobs["finish_time"].to_numpy(float)
+    s["makespan"] = float(np.nanmax(fin) - jobs["submit_time"].min()) if done.any() else np.nan
+    c = ct[done]
+    s["mean_completion_time"] = float(c.mean()) if len(c) else np.nan
+    for p in percentiles:
+        s[f"p{p}_completion_time"] = float(np.percentile(c, p, method=method)) if len(c) else np.nan
+    s["total_flowtime"] = float(c.sum())
+    # Jain's index over per-job slowdowns (completion time / time on an empty speed-1 cluster)
+    if "ideal_time" in jobs and len(c):
+        x = ct[done] / np.maximum(jobs["ideal_time"].to_numpy(float)[done], 1e-9)
+        s["fairness_jain"] = float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
+    qd = jobs["queueing_delay"].to_numpy(float)
+    s["mean_queueing_delay"] = float(np.nanmean(qd)) if np.isfinite(qd).any() else np.nan
+    if "late" in jobs and np.isfinite(jobs["deadline"]).any():
+        has = np.isfinite(jobs["deadline"].to_numpy(float))
+        s["late_fraction"] = float(jobs["late"][has].mean())
+        s["late_jobs"] = float(jobs["late"][has].sum())
+        tardy = (jobs["finish_time"] - jobs["deadline"]).clip(lower=0)[has & done]
+        s["mean_tardiness"] = float(tardy.mean()) if len(tardy) else np.nan
+    return pd.Series(s)

@@ -1,0 +1,541 @@
+"""Workloads: jobs made of a map stage and an optional reduce stage, in columnar form; jobs may
+depend on other jobs (DAGs of MapReduce jobs, as workflows run them on Hadoop 1)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import _core
+
+#: Job columns understood by :meth:`Workload.from_frames` (others are kept and carried into results).
+JOB_COLUMNS = {
+    "job_id": "unique job identifier (any hashable value) — required",
+    "submit_time": "seconds from the start of the workload — required",
+    "user": "user / pool the job belongs to (any value; default one user)",
+    "queue": "capacity-scheduler queue (any value; default one queue)",
+    "weight": "fair-share weight (> 0; default 1)",
+    "deadline": "absolute deadline in seconds (NaN = none)",
+    "eligible_nodes": "placement constraint: a list of node ids the job's tasks may run on (None = any node)",
+    "parents": "job dependencies: a list of job_ids (or one job_id) that must finish before the job is "
+               "submitted (None / [] = none); see also from_frames(dependencies=)",
+    "dag": "the DAG (workflow) the job belongs to (any value; default: the job's own job_id)",
+}
+#: Task columns understood by :meth:`Workload.from_frames`.
+TASK_COLUMNS = {
+    "job_id": "the job the task belongs to — required",
+    "work": "seconds the task takes on a speed-1 node — required",
+    "stage": "'map' or 'reduce' (or 0 / 1; default 'map')",
+    "estimate": "the scheduler's estimate of work (default: work)",
+    "input_bytes": "map: input block bytes; reduce: shuffle input bytes (default 0)",
+    "output_bytes": "map: intermediate output bytes (default 0)",
+    "vcores": "container vcores (default 1)",
+    "memory": "container memory in MB (default 1024)",
+    "replicas": "input replica node ids: a list per task, or columns replica_0, replica_1, ... with -1 for none",
+}
+
+_STAGES = {"map": 0, "reduce": 1, "m": 0, "r": 1, 0: 0, 1: 1}
+
+
+def _fail(source, msg):
+    raise ValueError(f"{source}: {msg}")
+
+
+def _codes(values: pd.Series):
+    """Dense integer codes (order of first appearance) and the labels they stand for."""
+    codes, labels = pd.factorize(values, sort=False)
+    return codes.astype(np.int32), labels
+
+
+class Workload:
+    """A set of jobs, each a map stage followed by an optional reduce stage; jobs may depend on
+    other jobs and form DAGs (workflows): see :meth:`from_frames`.
+
+    Build one with :meth:`from_frames` (vectorised: no Python object per task), a trace reader
+    (:func:`schedlab.read_trace`), :func:`schedlab.synthetic.generate` or
+    :func:`schedlab.datasets.load`. ``jobs`` and ``tasks`` give it back as DataFrames.
+    """
+
+    def __init__(self, native, job_ids, job_meta: pd.DataFrame, user_labels, queue_labels, name="workload",
+                 dag_labels=None):
+        self._native = native
+        self.dag_labels = dag_labels  # labels of the dense DAG ids (None: a DAG is named by a job_id)
+        self._job_ids = job_ids
+        self._job_meta = job_meta  # extra job columns, in dense job order
+        self.user_labels = user_labels
+        self.queue_labels = queue_labels
+        self.name = name
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frames(cls, jobs: pd.DataFrame, tasks: pd.DataFrame, *, dependencies: pd.DataFrame | None = None,
+                    name="workload", source="from_frames"):
+        """Builds a workload from a job table and a task table (columns: ``JOB_COLUMNS`` and
+        ``TASK_COLUMNS``). Jobs are ordered by submit time, tasks by (job, stage). Raises
+        ``ValueError`` naming the column and row of any bad value.
+
+        **DAG jobs.** A job may depend on other jobs: it is submitted to the scheduler only when
+        all its parents have finished (at the later of its ``submit_time`` and its last parent's
+        finish), as Hadoop 1 workflows (Pig, Hive, Oozie) submit a DAG of MapReduce jobs. Give the
+        edges either as a ``parents`` job column (a list of parent job_ids per job, or one job_id;
+        None or [] for none) or, vectorised for large DAGs, as an edge table ``dependencies`` with
+        columns ``job_id`` (the child) and ``parent_id`` — or both (their union is used). A
+        ``dag`` job column groups jobs into DAGs (workflows) for :attr:`Result.dags`; by default
+        every job is its own DAG. A parent must exist, must not be the job itself, must not be
+        submitted after its child, and the edges must not form a cycle. Jobs of equal submit
+        time are ordered parents first."""
+        if not isinstance(jobs, pd.DataFrame) or not isinstance(tasks, pd.DataFrame):
+            _fail(source, "jobs and tasks must be pandas DataFrames")
+        for col in ("job_id", "submit_time"):
+            if col not in jobs:
+                _fail(source, f"jobs table has no '{col}' column (have {list(jobs.columns)})")
+        for col in ("job_id", "work"):
+            if col not in tasks:
+                _fail(source, f"tasks table has no '{col}' column (have {list(tasks.columns)})")
+        if len(jobs) == 0:
+            _fail(source, "the workload has no jobs")
+        if jobs["job_id"].duplicated().any():
+            dup = jobs["job_id"][jobs["job_id"].duplicated()].iloc[0]
+            _fail(source, f"job_id {dup!r} appears more than once in the jobs table")
+
+        submit = pd.to_numeric(jobs["submit_time"], errors="coerce").to_numpy(np.float64)
+        bad = ~np.isfinite(submit) | (submit < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'submit_time' must be a number >= 0, "
+                          f"got {_label(jobs['submit_time'].iloc[i])!r}")
+        edges = _edges(jobs, dependencies, submit, source)
+        if edges is None:
+            order = np.argsort(submit, kind="stable")
+        else:
+            order = np.lexsort((_levels(jobs, *edges, source), submit))  # parents before children
+        jobs = jobs.iloc[order].reset_index(drop=True)
+        submit = submit[order]
+        job_index = pd.Index(jobs["job_id"])
+
+        tj = job_index.get_indexer(tasks["job_id"])
+        if (tj < 0).any():
+            i = int(np.argmax(tj < 0))
+            _fail(source, f"tasks row {i}: job_id {_label(tasks['job_id'].iloc[i])!r} is not in the jobs table")
+        if "stage" in tasks:
+            st = tasks["stage"]
+            if pd.api.types.is_numeric_dtype(st):
+                mapped = st.map(lambda v: _STAGES.get(int(v), -1) if v == v else -1)
+            else:
+                mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1))
+            stage = mapped.to_numpy(np.int64)
+            if (stage < 0).any():
+                i = int(np.argmax(stage < 0))
+                _fail(source, f"tasks row {i}: 'stage' must be 'map' or 'reduce', got {_label(st.iloc[i])!r}")
+        else:
+            stage = np.zeros(len(tasks), dtype=np.int64)
+        torder = np.lexsort((stage, tj))  # stable: by job, then stage, then original order
+        tasks_sorted = tasks.iloc[torder]
+        tj = tj[torder].astype(np.int32)
+        stage = stage[torder].astype(np.uint8)
+        counts = np.bincount(tj, minlength=len(jobs))
+        if (counts == 0).any():
+            i = int(np.argmax(counts == 0))
+            _fail(source, f"job_id {_label(jobs['job_id'].iloc[i])!r} has no tasks")
+
+        def num(col, default=None, positive=False):
+            if col not in tasks_sorted:
+                return default
+            v = pd.to_numeric(tasks_sorted[col], errors="coerce").to_numpy(np.float64)
+            bad = ~np.isfinite(v) | (v <= 0 if positive else v < 0)
+            if bad.any():
+                i = int(np.argmax(bad))
+                row = tasks_sorted.index[i]
+                _fail(source, f"tasks row {row} (job_id {_label(tasks_sorted['job_id'].iloc[i])!r}): '{col}' must be a "
+                              f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
+                              f"got {_label(tasks_sorted[col].iloc[i])!r}")
+            return v
+
+        tcols = {"job": tj, "stage": stage, "work": num("work")}
+        for col in ("estimate", "input_bytes", "output_bytes", "vcores", "memory"):
+            v = num(col)
+            if v is not None:
+                tcols[col] = v
+        rep = _replicas(tasks_sorted, source)
+        if rep is not None:
+            tcols["replica_begin"], tcols["replica_node"] = rep
+
+        jcols = {"submit_time": submit}
+        user_labels = queue_labels = None
+        if "user" in jobs:
+            jcols["user"], user_labels = _codes(jobs["user"])
+        if "queue" in jobs:
+            jcols["queue"], queue_labels = _codes(jobs["queue"])
+        for col in ("weight", "deadline"):
+            if col in jobs:
+                v = pd.to_numeric(jobs[col], errors="coerce").to_numpy(np.float64)
+                bad = ~(v > 0) if col == "weight" else (np.isinf(v) | (v < 0))
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' is invalid: {_label(jobs[col].iloc[i])!r}")
+                jcols[col] = v
+        if "eligible_nodes" in jobs:
+            jcols["eligible_begin"], jcols["eligible_node"] = _eligible(jobs, source)
+        if edges is not None:
+            inv = np.empty(len(order), np.int64)
+            inv[order] = np.arange(len(order))
+            child, parent = inv[edges[0]], inv[edges[1]]
+            e = np.lexsort((parent, child))
+            jcols["parent_job"] = parent[e].astype(np.int32)
+            begin = np.zeros(len(jobs) + 1, np.int64)
+            np.cumsum(np.bincount(child, minlength=len(jobs)), out=begin[1:])
+            jcols["parent_begin"] = begin
+        dag_labels = None
+        if "dag" in jobs:
+            codes, dag_labels = _codes(jobs["dag"])
+            if (codes < 0).any():
+                i = int(np.argmax(codes < 0))
+                _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'dag' is missing")
+            if (codes == np.arange(len(codes))).all() and pd.Index(dag_labels).equals(job_index):
+                dag_labels = None  # the default: every job its own DAG, named by its job_id
+            else:
+                jcols["dag"] = codes
+        native = _core.Workload(jcols, tcols)
+        meta = jobs.drop(columns=[c for c in ("job_id", "submit_time", "weight", "deadline", "parents", "dag")
+                                  if c in jobs])
+        return cls(native, jobs["job_id"].to_numpy(), meta.reset_index(drop=True), user_labels, queue_labels, name,
+                   dag_labels)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n_jobs(self) -> int:
+        return self._native.n_jobs
+
+    @property
+    def n_tasks(self) -> int:
+        return self._native.n_tasks
+
+    def native(self):
+        return self._native
+
+    @property
+    def job_ids(self) -> np.ndarray:
+        return self._job_ids
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        """One row per job (dense order = submission order)."""
+        j, _ = self._native.columns()
+        tb = np.asarray(j["task_begin"])
+        n_tasks = np.diff(tb)
+        df = pd.DataFrame({
+            "job_id": self._job_ids,
+            "submit_time": np.asarray(j["submit_time"]),
+            "user": self._labels(np.asarray(j["user"]), self.user_labels),
+            "queue": self._labels(np.asarray(j["queue"]), self.queue_labels),
+            "weight": np.asarray(j["weight"]),
+            "deadline": np.asarray(j["deadline"]),
+            "n_maps": np.asarray(j["n_maps"]),
+            "n_reduces": n_tasks - np.asarray(j["n_maps"]),
+            "ideal_time": self._ideal_times(),
+            "dag": self._dag_column(j),
+        })
+        if self.has_dependencies:
+            pb, pj = np.asarray(j["parent_begin"]), np.asarray(j["parent_job"])
+            df["parents"] = [list(x) for x in np.split(self._job_ids[pj], pb[1:-1])]
+        for c in self._job_meta.columns:
+            if c not in df:
+                df[c] = self._job_meta[c].to_numpy()
+        return df
+
+    @property
+    def has_dependencies(self) -> bool:
+        """Whether some job depends on another (the workload holds DAGs of jobs)."""
+        return len(self._native.columns()[0]["parent_job"]) > 0
+
+    def _dag_column(self, j):
+        codes = np.asarray(j["dag"])
+        if self.dag_labels is not None:
+            return np.asarray(self.dag_labels, dtype=object)[codes]
+        return self._job_ids[codes]
+
+    def _ideal_times(self):
+        """Per job: its critical path on an empty cluster of speed-1 nodes (longest map plus
+        longest reduce), the denominator of slowdowns."""
+        j, t = self._native.columns()
+        tb = np.asarray(j["task_begin"])
+        work = np.asarray(t["work"])
+        stage = np.asarray(t["stage"])
+        longest = np.zeros((len(tb) - 1, 2))
+        if len(work):
+            job = np.asarray(t["job"])
+            np.maximum.at(longest, (job, stage.astype(np.int64)), work)
+        return longest.sum(axis=1)
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """One row per task (dense order: by job, maps before reduces)."""
+        _, t = self._native.columns()
+        job = np.asarray(t["job"])
+        df = pd.DataFrame({
+            "task_id": np.arange(len(job)),
+            "job_id": self._job_ids[job],
+            "stage": pd.Categorical.from_codes(np.asarray(t["stage"]).astype(np.int8), ["map", "reduce"]),
+            "work": np.asarray(t["work"]),
+            "estimate": np.asarray(t["estimate"]),
+            "input_bytes": np.asarray(t["input_bytes"]),
+            "output_bytes": np.asarray(t["output_bytes"]),
+            "vcores": np.asarray(t["vcores"]),
+            "memory": np.asarray(t["memory"]),
+        })
+        return df
+
+    @staticmethod
+    def _labels(codes, labels):
+        if labels is None:
+            return codes
+        return np.asarray(labels, dtype=object)[codes]
+
+    def user_code(self, label):
+        """The integer pool id of a user label (as used by scheduler parameters)."""
+        if self.user_labels is None:
+            return int(label)
+        idx = pd.Index(self.user_labels).get_indexer([label])[0]
+        if idx < 0:
+            raise ValueError(f"unknown user {label!r}; users: {list(self.user_labels)}")
+        return int(idx)
+
+    def fingerprint(self) -> str:
+        """A content hash of the workload (used to key results stores)."""
+        import hashlib
+        h = hashlib.sha256()
+        j, t = self._native.columns()
+        for d in (j, t):
+            for k in sorted(d):
+                if k in ("dag", "parent_begin", "parent_job") and _default_dag_column(j, k):
+                    continue  # keeps the fingerprints of workloads without DAGs as they were
+                h.update(k.encode())
+                h.update(np.ascontiguousarray(d[k]).tobytes())
+        if self.dag_labels is not None:
+            h.update(pd.util.hash_array(np.asarray(self.dag_labels, dtype=object)).tobytes())
+        # what the native columns do not hold: job ids, labels and extra job columns
+        # (e.g. a job class), which results and their stores carry too
+        h.update(pd.util.hash_array(np.asarray(self._job_ids, dtype=object)).tobytes())
+        for labels in (self.user_labels, self.queue_labels):
+            h.update(repr(None if labels is None else list(labels)).encode())
+        # (columns held natively or derived from the tasks are hashed above already)
+        extra = self._job_meta.drop(columns=[c for c in self._job_meta.columns if c in _NATIVE_OR_DERIVED_JOB_COLUMNS])
+        if len(extra.columns):
+            h.update(repr(list(extra.columns)).encode())
+            try:
+                h.update(pd.util.hash_pandas_object(extra, index=False).to_numpy().tobytes())
+            except TypeError:  # unhashable cells (e.g. lists)
+                h.update(extra.to_csv(index=False).encode())
+        return h.hexdigest()[:16]
+
+    def __len__(self):
+        return self.n_jobs
+
+    def __reduce__(self):
+        # pickling (process pools, Dask workers): rebuild the native workload from its columns
+        return (_rebuild_workload, (_native_columns(self._native), self._job_ids, self._job_meta,
+                                    self.user_labels, self.queue_labels, self.name, self.dag_labels))
+
+    def __repr__(self):
+        return f"Workload(name={self.name!r}, jobs={self.n_jobs}, tasks={self.n_tasks})"
+
+
+_DERIVED_JOB_COLUMNS = ("n_maps", "task_begin")
+_NATIVE_OR_DERIVED_JOB_COLUMNS = ("user", "queue", "n_maps", "n_reduces", "ideal_time", "eligible_nodes", "dag",
+                                  "parents")
+
+
+def _default_dag_column(j, key):
+    """Whether a DAG column holds its default (no dependencies; every job its own DAG)."""
+    if key == "dag":
+        d = np.asarray(j["dag"])
+        return bool((d == np.arange(len(d))).all())
+    return len(j["parent_job"]) == 0
+
+
+def _native_columns(native):
+    j, t = native.columns()
+    return ({k: np.array(v) for k, v in j.items() if k not in _DERIVED_JOB_COLUMNS},
+            {k: np.array(v) for k, v in t.items()})
+
+
+def _rebuild_workload(columns, job_ids, job_meta, user_labels, queue_labels, name, dag_labels=None):
+    return Workload(_core.Workload(*columns), job_ids, job_meta, user_labels, queue_labels, name, dag_labels)
+
+
+def _label(x):
+    """A job label as the user wrote it (NumPy scalars as plain Python values) for messages."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _is_missing(x):
+    return x is None or (isinstance(x, float) and x != x)
+
+
+def _edges(jobs: pd.DataFrame, dependencies, submit, source):
+    """The dependency edges as (child, parent) row positions in ``jobs``, or None when there are
+    none. Duplicate edges are merged; unknown parents, self-dependencies and parents submitted
+    after their child raise ValueError naming the row."""
+    index = pd.Index(jobs["job_id"])
+    child_parts, parent_parts = [], []
+    if "parents" in jobs:
+        col = jobs["parents"].reset_index(drop=True)
+        col = col.map(lambda x: [] if _is_missing(x) else x)  # one cheap call per job, not per edge
+        ex = col.explode()
+        ex = ex[ex.map(lambda x: not _is_missing(x)).to_numpy(bool)] if len(ex) else ex
+        child = ex.index.to_numpy()
+        parent = index.get_indexer(ex.to_numpy())
+        if (parent < 0).any():
+            i = int(np.argmax(parent < 0))
+            _fail(source, f"jobs row {child[i]} (job_id {_label(jobs['job_id'].iloc[child[i]])!r}): 'parents' names job_id "
+                          f"{_label(ex.iloc[i])!r}, which is not in the jobs table")
+        child_parts.append(child.astype(np.int64))
+        parent_parts.append(parent.astype(np.int64))
+    if dependencies is not None:
+        if not isinstance(dependencies, pd.DataFrame) or not {"job_id", "parent_id"} <= set(dependencies.columns):
+            _fail(source, "dependencies must be a DataFrame with columns 'job_id' and 'parent_id'")
+        child = index.get_indexer(dependencies["job_id"])
+        parent = index.get_indexer(dependencies["parent_id"])
+        for arr, col in ((child, "job_id"), (parent, "parent_id")):
+            if (arr < 0).any():
+                i = int(np.argmax(arr < 0))
+                _fail(source, f"dependencies row {i}: '{col}' {_label(dependencies[col].iloc[i])!r} is not in the jobs table")
+        child_parts.append(child.astype(np.int64))
+        parent_parts.append(parent.astype(np.int64))
+    if not child_parts:
+        return None
+    child, parent = np.concatenate(child_parts), np.concatenate(parent_parts)
+    if len(child) == 0:
+        return None
+    pairs = np.unique(np.stack([child, parent], axis=1), axis=0)
+    child, parent = pairs[:, 0], pairs[:, 1]
+    bad = child == parent
+    if bad.any():
+        i = int(child[np.argmax(bad)])
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'parents' names the job itself")
+    bad = submit[parent] > submit[child]
+    if bad.any():
+        k = int(np.argmax(bad))
+        i, p = int(child[k]), int(parent[k])
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'parents' names job_id "
+                      f"{_label(jobs['job_id'].iloc[p])!r}, which is submitted later ({float(submit[p])!r} > {float(submit[i])!r}); "
+                      f"a parent must not be submitted after its child")
+    return child, parent
+
+
+def _levels(jobs, child, parent, source):
+    """Depth of each job in the dependency DAG (0 = no parent; else 1 + the deepest parent's),
+    by Kahn's algorithm one level at a time (O(jobs + edges) work in NumPy calls per level).
+    A cycle raises ValueError naming a job on it."""
+    n = len(jobs)
+    order = np.argsort(parent, kind="stable")
+    kids_by_parent = child[order]
+    ptr = np.searchsorted(parent[order], np.arange(n + 1))
+    indeg = np.bincount(child, minlength=n)
+    level = np.full(n, -1, np.int64)
+    frontier = np.flatnonzero(indeg == 0)
+    lv = 0
+    while len(frontier):
+        level[frontier] = lv
+        starts, lens = ptr[frontier], ptr[frontier + 1] - ptr[frontier]
+        total = int(lens.sum())
+        if total == 0:
+            break
+        offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+        kids = kids_by_parent[offsets]
+        indeg -= np.bincount(kids, minlength=n)
+        cand = np.unique(kids)
+        frontier = cand[indeg[cand] == 0]
+        lv += 1
+    if (level < 0).any():
+        # walk up through unresolved parents until a job repeats: that job is on a cycle
+        left = level < 0
+        parents_of = {}
+        for c, p in zip(child[left[child] & left[parent]], parent[left[child] & left[parent]]):
+            parents_of.setdefault(int(c), int(p))
+        i, seen = int(np.argmax(left)), set()
+        while i not in seen:
+            seen.add(i)
+            i = parents_of[i]
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'parents' form a dependency cycle "
+                      f"through this job")
+    return level
+
+
+def _node_ids(x, source, where, column):
+    """One cell of a column of node-id lists: None for None / NaN, else its ids (int64). Anything
+    but a list of whole numbers (a string is not one) is an error naming where() and column."""
+    if x is None or (isinstance(x, float) and x != x):
+        return None
+    arr = None
+    if not isinstance(x, (str, bytes, dict)):
+        try:
+            arr = np.asarray(list(x), dtype=np.float64)
+        except (TypeError, ValueError):
+            pass
+    if arr is None or not (np.isfinite(arr).all() and (arr == np.floor(arr)).all() and (np.abs(arr) < 2.0**63).all()):
+        _fail(source, f"{where()}: '{column}' must be a list of node ids or None, got {x!r}")
+    return arr.astype(np.int64)
+
+
+def _replicas(tasks: pd.DataFrame, source):
+    """The per-task input replicas as CSR arrays (begin offsets, node ids), or None when the
+    table gives none; errors name the row by the table's own index."""
+    rep_cols = sorted((c for c in tasks.columns if isinstance(c, str) and c.startswith("replica_")),
+                      key=lambda c: int(c.split("_")[1]) if c.split("_")[1].isdigit() else 1 << 30)
+    if "replicas" in tasks:
+        lists = tasks["replicas"].to_numpy()
+        lens = np.zeros(len(lists), dtype=np.int64)
+        parts = []
+        for i, x in enumerate(lists):
+            arr = _node_ids(x, source, lambda: f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r})",
+                            "replicas")
+            if arr is not None:
+                lens[i] = len(arr)
+                parts.append(arr)
+        flat = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    elif rep_cols:
+        mat = tasks[rep_cols].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+        given = tasks[rep_cols].notna().to_numpy()
+        bad = given & ~(np.isfinite(mat) & (mat == np.floor(mat)))
+        if bad.any():
+            i, k = np.argwhere(bad)[0]
+            _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): '{rep_cols[k]}' must be a node id "
+                          f"(or -1 / NaN for none), got {tasks[rep_cols[k]].iloc[i]!r}")
+        valid = given & (mat != -1)  # (-1: none; other negative ids are rejected below)
+        lens = valid.sum(axis=1)
+        flat = mat[valid].astype(np.int64)
+    else:
+        return None
+    out_of_range = (flat < 0) | (flat > np.iinfo(np.int32).max)
+    if out_of_range.any():
+        k = int(np.argmax(out_of_range))
+        i = int(np.searchsorted(np.cumsum(lens), k, side="right"))  # the task row of replica k
+        _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): replica node ids must be >= 0 "
+                      f"(and below 2^31), got {flat[k]}")
+    begin = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=begin[1:])
+    return begin, flat.astype(np.int32)
+
+
+def _eligible(jobs: pd.DataFrame, source):
+    """The per-job eligible node lists as CSR arrays (begin offsets, node ids). ``None``/NaN
+    means any node; an empty list is rejected (the job could never run)."""
+    lists = jobs["eligible_nodes"].to_numpy()
+    lens = np.zeros(len(lists), dtype=np.int64)
+    parts = []
+    for i, x in enumerate(lists):
+        where = lambda: f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r})"  # noqa: E731
+        arr = _node_ids(x, source, where, "eligible_nodes")
+        if arr is None:
+            continue
+        if len(arr) == 0:
+            _fail(source, f"{where()}: 'eligible_nodes' is empty; use None for 'any node'")
+        if ((arr < 0) | (arr > np.iinfo(np.int32).max)).any():
+            _fail(source, f"{where()}: 'eligible_nodes' must hold node ids >= 0 (and below 2^31), got {x!r}")
+        arr = np.unique(arr)
+        lens[i] = len(arr)
+        parts.append(arr)
+    begin = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(lens, out=begin[1:])
+    flat = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    return begin, flat.astype(np.int32)

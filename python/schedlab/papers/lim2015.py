@@ -1,0 +1,157 @@
+"""The WordCount workloads of the MRCP paper (Lim, Majumdar, Ashwood-Smith, ICPE'15) and its
+cluster [seed004 §5.1-5.3, §6.2-6.3].
+
+Jobs of type small (3 maps), medium (10 maps) or large (20 maps), one reduce each, or the mix
+(each type with probability 1/3), arrive as a Poisson process of rate ``rate`` jobs/s. Each job
+has the deadline d_j = s_j + e_m x base_j with e_m ~ Uniform[1, 5] drawn per job. The base is
+the job's execution time without contention (§6.2, [I]):
+
+* ``"dry_run"`` (default) — its completion time when run alone on the idle cluster, measured by
+  simulating it (``fifo``, with ``dry_run_options``);
+* ``"waves"`` — map waves x map time + reduce time on the idle cluster, without heartbeat delays
+  (the paper's 50 / 80 / 100 s with the calibrated task times);
+* ``"serial"`` — the sum of the job's task times (the "upper bound" reading).
+
+Task times are the calibration of seed004 §6.3 (small 25 + 25 s, medium 20 + 20 s, large 16 +
+20 s per map + reduce), kept in ``datasets/wordcount_icpe15.json``; estimates equal actual times
+(the paper's dry-run estimates), optionally perturbed by ``work_jitter``. Inputs are ~1 MB files,
+so the notebooks run with ``rack_local_factor=1.0`` (locality effects negligible).
+
+>>> wl = sl.datasets.load("wordcount_small", rate=1/17.5, jobs=200, seed=1)
+>>> sl.simulate(sl.wordcount.cluster(), wl, "mrcp", rack_local_factor=1.0)
+"""
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pandas as pd
+
+from ..core.cluster import Cluster
+from ..core.workload import Workload
+from ..workloads.datasets import data_path, register
+
+SIZES = ("small", "medium", "large", "mix")
+BASES = ("dry_run", "waves", "serial")
+
+
+@functools.lru_cache(maxsize=None)
+def spec() -> dict:
+    """The job-type table, arrival grids and cluster of the paper (from the shipped JSON file)."""
+    with open(data_path("wordcount_icpe15.json")) as f:
+        return json.load(f)
+
+
+def cluster() -> Cluster:
+    """The paper's cluster: 4 slaves with 1 map slot and 1 reduce slot each."""
+    c = spec()["cluster"]
+    return Cluster(nodes=c["nodes"], map_slots=c["map_slots"], reduce_slots=c["reduce_slots"])
+
+
+def rates(size: str, which: str = "grid") -> list:
+    """Arrival rates (jobs/s) of the paper for ``size``: ``"stated"`` levels from its text or the
+    ``"grid"`` inferred from them in 2.5 s steps of mean inter-arrival (§5.3; the mix grid is
+    our own choice, the paper gives its levels only in a figure)."""
+    _check_size(size)
+    return [1.0 / x for x in spec()["mean_interarrival"][size][which]]
+
+
+def _check_size(size):
+    if size not in SIZES:
+        raise ValueError(f"wordcount: size must be one of {SIZES}, got {size!r}")
+
+
+def _task_table(types: list, work_jitter: float, rng) -> pd.DataFrame:
+    jt = spec()["job_types"]
+    rows = []
+    for j, t in enumerate(types):
+        m, r = jt[t]["maps"], jt[t]["reduces"]
+        mw = jt[t]["map_work"] * (1 + rng.uniform(-work_jitter, work_jitter, m)) if work_jitter else [jt[t]["map_work"]] * m
+        rw = jt[t]["reduce_work"] * (1 + rng.uniform(-work_jitter, work_jitter, r)) if work_jitter else [jt[t]["reduce_work"]] * r
+        rows.append(pd.DataFrame({"job_id": j, "stage": [0] * m + [1] * r, "work": np.concatenate([mw, rw]),
+                                  "input_bytes": [jt[t]["input_mb"] * 2**20 / m] * m + [0.0] * r}))
+    return pd.concat(rows, ignore_index=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _dry_run_time(job_type: str, options: tuple) -> float:
+    from ..core.simulate import simulate
+    wl = Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
+                              _task_table([job_type], 0.0, None), name=f"dry run {job_type}")
+    r = simulate(cluster(), wl, "fifo", seed=0, **dict(options))
+    return float(r.jobs["completion_time"].iloc[0])
+
+
+def base_time(job_type: str, base: str = "dry_run", dry_run_options: dict | None = None) -> float:
+    """The no-contention execution time of a job type that deadlines are multiples of."""
+    jt = spec()["job_types"][job_type]
+    c = spec()["cluster"]
+    if base == "dry_run":
+        opts = {"rack_local_factor": 1.0} if dry_run_options is None else dict(dry_run_options)
+        return _dry_run_time(job_type, tuple(sorted(opts.items())))
+    if base == "waves":
+        waves = -(-jt["maps"] // (c["nodes"] * c["map_slots"]))
+        rwaves = -(-jt["reduces"] // (c["nodes"] * c["reduce_slots"]))
+        return waves * jt["map_work"] + rwaves * jt["reduce_work"]
+    if base == "serial":
+        return jt["maps"] * jt["map_work"] + jt["reduces"] * jt["reduce_work"]
+    raise ValueError(f"wordcount: base must be one of {BASES}, got {base!r}")
+
+
+def generate(size: str = "mix", rate: float | None = None, jobs: int = 100, *, duration: float | None = None,
+             seed: int = 0, base: str = "dry_run", multiplier=None, work_jitter: float = 0.0,
+             dry_run_options: dict | None = None) -> Workload:
+    """A WordCount workload of ``size`` (small, medium, large or mix): ``jobs`` jobs (or as many
+    as arrive within ``duration`` seconds) arriving as a Poisson process of ``rate`` jobs/s (the
+    paper's lowest rate for the size by default), the first at time 0; deadlines = arrival +
+    e_m x base time with e_m ~ Uniform(``multiplier``, default [1, 5]). Seeded: the same
+    arguments give the same workload, and the arrival and deadline draws do not depend on the
+    schedulers run on it (common random numbers)."""
+    _check_size(size)
+    if base not in BASES:
+        raise ValueError(f"wordcount: base must be one of {BASES}, got {base!r}")
+    if rate is None:
+        rate = rates(size)[0]
+    if not (isinstance(rate, (int, float)) and rate > 0):
+        raise ValueError(f"wordcount: rate must be a positive number of jobs per second, got {rate!r}")
+    if duration is None and (not isinstance(jobs, (int, np.integer)) or jobs < 1):
+        raise ValueError(f"wordcount: jobs must be a positive whole number, got {jobs!r}")
+    if not 0 <= work_jitter < 1:
+        raise ValueError(f"wordcount: work_jitter must be in [0, 1), got {work_jitter!r}")
+    lo, hi = spec()["deadline_multiplier"] if multiplier is None else multiplier
+    if not 0 < lo <= hi:
+        raise ValueError(f"wordcount: multiplier must be (lo, hi) with 0 < lo <= hi, got {multiplier!r}")
+    rng = np.random.default_rng([seed, 4])
+    if duration is not None:
+        if not duration > 0:
+            raise ValueError(f"wordcount: duration must be positive, got {duration!r}")
+        gaps = rng.exponential(1.0 / rate, int(duration * rate * 2 + 50))
+        submit = np.concatenate([[0.0], np.cumsum(gaps)])
+        submit = submit[submit < duration]
+    else:
+        submit = np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, jobs - 1))])
+    n = len(submit)
+    if size == "mix":
+        names = list(spec()["mix"])
+        types = list(rng.choice(names, n, p=[spec()["mix"][k] for k in names]))
+    else:
+        types = [size] * n
+    em = rng.uniform(lo, hi, n)
+    bases = np.array([base_time(t, base, dry_run_options) for t in types])
+    job_df = pd.DataFrame({"job_id": np.arange(n), "submit_time": submit, "deadline": submit + em * bases,
+                           "job_type": types, "deadline_multiplier": em, "base_time": bases})
+    tasks = _task_table(types, work_jitter, np.random.default_rng([seed, 5]))
+    return Workload.from_frames(job_df, tasks, name=f"wordcount_{size}")
+
+
+def _builder(size):
+    def build(**options):
+        return generate(size, **options)
+    return build
+
+
+for _size in SIZES:
+    register(f"wordcount_{_size}", _builder(_size),
+             f"MRCP paper's WordCount {_size} jobs, Poisson arrivals, deadlines arrival + U[1,5] x job time "
+             f"(options: rate, jobs, duration, seed, base); cluster: schedlab.wordcount.cluster()")

@@ -1,0 +1,317 @@
+"""Alibaba cluster traces: the ``batch_task`` tables of cluster-trace-v2017 and -v2018.
+
+Both tables have one line per *task* (a stage of a job) with its number of *instances* (the
+units a machine runs) but no per-instance times (those are in ``batch_instance``, not read
+here). A task becomes schedlab tasks as follows:
+
+* by default one schedlab task per trace task, whose work is the task's span
+  (end - start in 2018, end - create in 2017);
+* with ``instances=True``, one schedlab task per instance (at most ``max_instances_per_task``),
+  each given the task's span as its work: an upper bound, since instances may have run in
+  several waves inside that span.
+
+Only tasks whose status is in ``statuses`` (default: ``Terminated``) are kept; jobs with no kept
+task are left out. A span that is negative (the 2017 sample has one task ending one second
+before its creation) is handled by ``negative_spans``: ``"clamp"`` to 0 (default), ``"drop"``
+the task, or ``"raise"``. With ``relative=True`` (default) submit times are shifted so that
+the first job arrives at 0 (2017 creation times may be negative: before the trace began).
+
+2017 (``alibaba2017``): ``task_create_time, task_end_time, job_id, task_id,
+number_of_instances, status, cpus_requested, normalized_memory`` — comma-separated, with or
+without a header line (whose names may have leading blanks), CRLF or LF endings. The table has
+no task dependencies: every task of a job is a map task, and the job arrives at its first
+task's creation.
+
+2018 (``alibaba2018``): ``task_name, instance_num, job_name, task_type, status, start_time,
+end_time, plan_cpu, plan_mem``, no header. Task names carry the job's DAG: ``M1`` is task 1
+with no dependencies, ``R2_1`` task 2 depending on task 1, ``J5_3_4`` task 5 depending on tasks
+3 and 4 (the letters are the task kind). Names without this pattern (``task_...``,
+``MergeTask``) are independent tasks. The DAG is mapped onto schedlab's two-stage
+map -> reduce model by depth (``dag="depth"``, default): tasks with no dependency inside the job
+(depth 0) form the map stage and every other task (depth >= 1) the reduce stage, so a reduce
+starts only after all of the job's roots finish, while chains deeper than two levels run their
+later levels side by side (the critical path of a deeper DAG is shortened to two levels).
+``dag="flatten"`` makes every task a map task. Job columns ``dag_depth`` (longest dependency
+chain, 0 for independent tasks) and ``n_trace_tasks`` let studies keep only jobs that fit the
+model exactly (``dag_depth <= 1``). Dependencies on tasks that are not kept (e.g. failed) are
+ignored; a cycle raises ``ValueError``. The job arrives at the earliest start of its tasks.
+
+``dag="jobs"`` keeps the DAG itself, as Hadoop 1 runs a workflow (Pig, Hive, Oozie): every
+trace task becomes one single-stage (map-only) schedlab job whose tasks are its instances
+(``instances`` defaults to True in this mode; each instance's work is the task's span, an upper
+bound as above), and whose parents are the trace tasks its name depends on, so it is submitted
+when they have all finished. All the jobs made from one trace job share a ``dag`` (the trace
+``job_name``) and its arrival (the earliest start of its tasks); ``job_id`` is
+``"job_name/task_name"``, and job columns ``trace_task``, ``dag_depth`` (the task's depth in
+its DAG) and ``instances`` are kept. :attr:`schedlab.Result.dags` then gives per-workflow
+completion times. (``dag="depth"`` stays the default for the studies built on it.)
+
+A task name that starts like a DAG name (letters then digits) but does not follow the pattern,
+a task depending on itself, and two tasks of one job with the same number raise ``ValueError``
+naming the file and line.
+
+Malformed lines raise ``ValueError`` naming the file and line.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+from ...core.workload import Workload
+from ._text import check_task_total, fail, number, read_lines
+
+FIELDS_2017 = ["task_create_time", "task_end_time", "job_id", "task_id", "number_of_instances", "status",
+               "number_of_cpus_requested_per_instance_in_the_task",
+               "normalized_memory_requested_per_instance_in_the_task"]
+FIELDS_2018 = ["task_name", "instance_num", "job_name", "task_type", "status", "start_time", "end_time",
+               "plan_cpu", "plan_mem"]
+_DAG_NAME = re.compile(r"^([A-Za-z]+)(\d+)((?:_\d+)*)$")
+_DAG_LIKE = re.compile(r"^[A-Za-z]+\d")  # names starting so must follow the DAG pattern
+
+
+def _check_options(statuses, negative_spans, max_instances_per_task):
+    if negative_spans not in ("clamp", "drop", "raise"):
+        raise ValueError(f"negative_spans must be 'clamp', 'drop' or 'raise', got {negative_spans!r}")
+    if max_instances_per_task is not None and (not isinstance(max_instances_per_task, (int, np.integer))
+                                               or max_instances_per_task < 1):
+        raise ValueError(f"max_instances_per_task must be a positive whole number, got {max_instances_per_task!r}")
+    if isinstance(statuses, str):
+        statuses = (statuses,)
+    return None if statuses is None else set(statuses)
+
+
+def _span(path, lineno, start, end, negative_spans):
+    span = end - start
+    if span < 0:
+        if negative_spans == "raise":
+            fail(path, lineno, f"the task ends ({end}) before it starts ({start})")
+        if negative_spans == "drop":
+            return None
+        span = 0.0
+    return span
+
+
+def _tasks_per_row(path, rows, instances, max_instances_per_task):
+    """schedlab tasks per trace task (row): 1, or its instances (at least 1, at most the cap);
+    checked against the engines' limit first, in floating point (a count may be absurd)."""
+    if not instances:
+        return np.ones(len(rows), np.int64)
+    n = rows["n_inst"].to_numpy(np.float64)
+    if max_instances_per_task is not None:
+        n = np.minimum(n, max_instances_per_task)
+    n = np.maximum(n, 1)
+    check_task_total(path, rows["line"].to_numpy(), n,
+                     lambda i: f"task with {rows['n_inst'].iloc[i]} instances (job {rows['job'].iloc[i]})",
+                     "pass max_instances_per_task, or instances=False")
+    return n.astype(np.int64)
+
+
+def _build(path, rows, *, instances, max_instances_per_task, relative, name, stage=None, extra_jobs=None):
+    """rows: DataFrame with job, start, span, n_inst, line (+ stage). Returns a Workload."""
+    if rows.empty:
+        raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
+    n = _tasks_per_row(path, rows, instances, max_instances_per_task)
+    submit = rows.groupby("job", sort=False)["start"].min()
+    if relative:
+        submit = submit - submit.min()
+    jobs = pd.DataFrame({"job_id": submit.index.to_numpy(), "submit_time": submit.to_numpy(np.float64)})
+    jobs["n_trace_tasks"] = rows.groupby("job", sort=False).size().reindex(submit.index).to_numpy()
+    if extra_jobs is not None:
+        for col, values in extra_jobs.items():
+            jobs[col] = values.reindex(submit.index).to_numpy()
+    tasks = pd.DataFrame({
+        "job_id": np.repeat(rows["job"].to_numpy(), n),
+        "work": np.repeat(rows["span"].to_numpy(np.float64), n),
+    })
+    if stage is not None:
+        tasks["stage"] = np.repeat(stage, n)
+    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+
+
+def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
+                     max_instances_per_task: int | None = None, negative_spans: str = "clamp",
+                     relative: bool = True, name: str | None = None) -> Workload:
+    """Reads an Alibaba cluster-trace-v2017 ``batch_task`` table (see the module documentation)."""
+    path = os.fspath(path)
+    keep = _check_options(statuses, negative_spans, max_instances_per_task)
+    job, start, span, n_inst, lines = [], [], [], [], []
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split(",")
+        if len(fields) != len(FIELDS_2017):
+            fail(path, lineno, f"expected {len(FIELDS_2017)} comma-separated fields (Alibaba 2017 batch_task), "
+                               f"got {len(fields)}")
+        if not job and not start and lineno == 1 and not fields[0].strip().lstrip("-").isdigit():
+            names = [f.strip() for f in fields]
+            if names[:3] != FIELDS_2017[:3]:
+                fail(path, lineno, f"unexpected header {names}; expected {FIELDS_2017}")
+            continue
+        create = number(path, lineno, "task_create_time", fields[0])
+        end = number(path, lineno, "task_end_time", fields[1])
+        j = number(path, lineno, "job_id", fields[2], integer=True)
+        number(path, lineno, "task_id", fields[3], integer=True)
+        ni = number(path, lineno, "number_of_instances", fields[4], integer=True)
+        status = fields[5].strip()
+        if not status:
+            fail(path, lineno, "field 'status' is empty")
+        if ni < 0:
+            fail(path, lineno, f"field 'number_of_instances' must be >= 0, got {ni}")
+        if ni > np.iinfo(np.int64).max:
+            fail(path, lineno, f"field 'number_of_instances' is out of range: {ni}")
+        if keep is not None and status not in keep:
+            continue
+        s = _span(path, lineno, create, end, negative_spans)
+        if s is None:
+            continue
+        job.append(j)
+        start.append(create)
+        span.append(s)
+        n_inst.append(ni)
+        lines.append(lineno)
+    rows = pd.DataFrame({"job": job, "start": start, "span": span, "n_inst": n_inst, "line": lines})
+    extra = {"instances": rows.groupby("job", sort=False)["n_inst"].sum()} if len(rows) else None
+    return _build(path, rows, instances=instances, max_instances_per_task=max_instances_per_task,
+                  relative=relative, name=name, extra_jobs=extra)
+
+
+def parse_task_name(task_name: str):
+    """``"R2_1"`` -> ``("R", 2, [1])``; names without a DAG (``task_...``) -> ``None``."""
+    m = _DAG_NAME.match(task_name.strip())
+    if not m:
+        return None
+    deps = [int(x) for x in m.group(3).split("_") if x]
+    return m.group(1), int(m.group(2)), deps
+
+
+def _depths(path, job, ids, deps):
+    """Depth of each task in its job's DAG (0 = no dependency among the given tasks)."""
+    index = {t: k for k, t in enumerate(ids)}
+    depth = [-1] * len(ids)
+    for k0 in range(len(ids)):
+        if depth[k0] >= 0:
+            continue
+        stack, on_path = [(k0, 0)], {k0}
+        while stack:
+            k, i = stack[-1]
+            ds = [index[d] for d in deps[k] if d in index]
+            if i < len(ds):
+                stack[-1] = (k, i + 1)
+                c = ds[i]
+                if depth[c] >= 0:
+                    continue
+                if c in on_path:
+                    raise ValueError(f"{path}: job {job!r} has a dependency cycle through task {ids[c]}")
+                on_path.add(c)
+                stack.append((c, 0))
+            else:
+                depth[k] = 1 + max((depth[c] for c in ds), default=-1)
+                on_path.discard(k)
+                stack.pop()
+    return depth
+
+
+def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None = None,
+                     max_instances_per_task: int | None = None, negative_spans: str = "clamp",
+                     dag: str = "depth", relative: bool = True, name: str | None = None) -> Workload:
+    """Reads an Alibaba cluster-trace-v2018 ``batch_task`` table (see the module documentation).
+    ``dag``: ``"depth"`` (default: the DAG folded onto map -> reduce), ``"flatten"`` (all maps)
+    or ``"jobs"`` (the real DAG: one map-only job per trace task, linked by dependencies).
+    ``instances``: one schedlab task per instance (default: True with ``dag="jobs"``, else False)."""
+    path = os.fspath(path)
+    keep = _check_options(statuses, negative_spans, max_instances_per_task)
+    if dag not in ("depth", "flatten", "jobs"):
+        raise ValueError(f"dag must be 'depth', 'flatten' or 'jobs', got {dag!r}")
+    if instances is None:
+        instances = dag == "jobs"
+    rows = []
+    seen = {}
+    numbers = {}  # (job, task number) -> line
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split(",")
+        if len(fields) != len(FIELDS_2018):
+            fail(path, lineno, f"expected {len(FIELDS_2018)} comma-separated fields (Alibaba 2018 batch_task), "
+                               f"got {len(fields)}")
+        tname, jname, status = fields[0].strip(), fields[2].strip(), fields[4].strip()
+        if not tname:
+            fail(path, lineno, "field 'task_name' is empty")
+        if not jname:
+            fail(path, lineno, "field 'job_name' is empty")
+        ni = number(path, lineno, "instance_num", fields[1], integer=True)
+        st = number(path, lineno, "start_time", fields[5])
+        en = number(path, lineno, "end_time", fields[6])
+        if ni < 0:
+            fail(path, lineno, f"field 'instance_num' must be >= 0, got {ni}")
+        if ni > np.iinfo(np.int64).max:
+            fail(path, lineno, f"field 'instance_num' is out of range: {ni}")
+        if (jname, tname) in seen:
+            fail(path, lineno, f"task {tname!r} of job {jname!r} already appeared on line {seen[(jname, tname)]}")
+        seen[(jname, tname)] = lineno
+        parsed = parse_task_name(tname)
+        if parsed is None and _DAG_LIKE.match(tname):
+            fail(path, lineno, f"task name {tname!r} is malformed: a DAG task name is letters, the task number and "
+                               f"'_'-separated numbers of the tasks it depends on (e.g. 'M1', 'R2_1', 'J3_1_2')")
+        if parsed is not None:
+            if parsed[1] in parsed[2]:
+                fail(path, lineno, f"task {tname!r} of job {jname!r} depends on itself")
+            if (jname, parsed[1]) in numbers:
+                fail(path, lineno, f"task {tname!r} of job {jname!r} has the number {parsed[1]} of the task on line "
+                                   f"{numbers[(jname, parsed[1])]}")
+            numbers[(jname, parsed[1])] = lineno
+        if keep is not None and status not in keep:
+            continue
+        s = _span(path, lineno, st, en, negative_spans)
+        if s is None:
+            continue
+        rows.append((jname, tname, st, s, ni, parsed, lineno))
+    df = pd.DataFrame(rows, columns=["job", "task", "start", "span", "n_inst", "parsed", "line"])
+    depth = np.zeros(len(df), np.int64)
+    if len(df):
+        for job, g in df.groupby("job", sort=False):
+            dagged = [k for k, p in zip(g.index, g["parsed"]) if p is not None]
+            if not dagged:
+                continue
+            ids = [df.at[k, "parsed"][1] for k in dagged]
+            deps = [df.at[k, "parsed"][2] for k in dagged]
+            for k, d in zip(dagged, _depths(path, job, ids, deps)):
+                depth[k] = d
+    df["depth"] = depth
+    if dag == "jobs":
+        return _build_dag_jobs(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
+                               relative=relative, name=name)
+    stage = np.where(depth >= 1, 1, 0).astype(np.int8) if dag == "depth" else np.zeros(len(df), np.int8)
+    extra = None
+    if len(df):
+        extra = {"dag_depth": df.groupby("job", sort=False)["depth"].max(),
+                 "instances": df.groupby("job", sort=False)["n_inst"].sum()}
+    return _build(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
+                  relative=relative, name=name, stage=stage, extra_jobs=extra)
+
+
+def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, name):
+    """``dag="jobs"``: one map-only job per kept trace task, with the trace's dependencies."""
+    if df.empty:
+        raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
+    n = _tasks_per_row(path, df, instances, max_instances_per_task)
+    job_id = (df["job"] + "/" + df["task"]).to_numpy(object)
+    submit = df.groupby("job", sort=False)["start"].transform("min").to_numpy(np.float64)
+    if relative:
+        submit = submit - submit.min()
+    jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": df["job"].to_numpy(object),
+                         "trace_task": df["task"].to_numpy(object), "dag_depth": df["depth"].to_numpy(np.int64),
+                         "instances": df["n_inst"].to_numpy(np.int64)})
+    # edges: (job, number of a task it depends on) joined to the (job, number) of kept tasks
+    dagged = df["parsed"].notna().to_numpy(bool)
+    nums = pd.DataFrame({"job": df["job"][dagged], "num": [p[1] for p in df["parsed"][dagged]],
+                         "parent_id": job_id[dagged]})
+    wants = pd.DataFrame({"job": df["job"][dagged], "num": [p[2] for p in df["parsed"][dagged]],
+                          "job_id": job_id[dagged]}).explode("num").dropna(subset=["num"])
+    wants["num"] = wants["num"].astype(np.int64)
+    edges = wants.merge(nums, on=["job", "num"], how="inner")[["job_id", "parent_id"]]
+    tasks = pd.DataFrame({"job_id": np.repeat(job_id, n), "work": np.repeat(df["span"].to_numpy(np.float64), n)})
+    return Workload.from_frames(jobs, tasks, dependencies=edges, name=name or os.path.basename(path), source=path)

@@ -1,0 +1,113 @@
+"""Google cluster-usage traces 2011 (clusterdata-2011-2), ``task_events`` tables.
+
+Each line is one event of one task, 13 comma-separated fields without a header:
+``timestamp`` (microseconds), ``missing_info``, ``job_id``, ``task_index``, ``machine_id``,
+``event_type``, ``user``, ``scheduling_class``, ``priority``, ``cpu_request``,
+``memory_request``, ``disk_request``, ``different_machines``. Event types: 0 SUBMIT,
+1 SCHEDULE, 2 EVICT, 3 FAIL, 4 FINISH, 5 KILL, 6 LOST, 7 UPDATE_PENDING, 8 UPDATE_RUNNING.
+Timestamp 0 means "before the trace began" and 2^63 - 1 "after it ended".
+
+How a workload is built:
+
+* a task's work is the length of its successful run: from its last SCHEDULE to its FINISH
+  (earlier runs that were evicted, failed or killed are the cluster's history, not the task's
+  demand); tasks that never FINISH inside the trace are left out;
+* a job's submit time is the earliest SUBMIT of any of its kept tasks (its first SCHEDULE when
+  the submission is not in the trace); with ``relative=True`` (default) times are shifted so
+  that the first job arrives at 0;
+* every job is single-stage (all its tasks are maps): the trace records no task dependencies;
+* job columns ``user``, ``scheduling_class`` and ``priority`` come from the job's first event.
+
+``path`` is a file (plain or ``.gz``), a folder of part files (every ``*.csv`` / ``*.csv.gz``
+in it, in name order) or a list of files. Malformed lines raise ``ValueError`` naming the file
+and line.
+"""
+from __future__ import annotations
+
+import glob
+import os
+
+import numpy as np
+import pandas as pd
+
+from ...core.workload import Workload
+from ._text import fail, number, read_lines
+
+FIELDS = ["timestamp", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
+          "scheduling_class", "priority", "cpu_request", "memory_request", "disk_request", "different_machines"]
+SUBMIT, SCHEDULE, EVICT, FAIL, FINISH, KILL, LOST, UPDATE_PENDING, UPDATE_RUNNING = range(9)
+_AFTER_END = 2 ** 63 - 1
+
+
+def _files(path):
+    if isinstance(path, (list, tuple)):
+        return [os.fspath(p) for p in path]
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        files = sorted(glob.glob(os.path.join(path, "*.csv")) + glob.glob(os.path.join(path, "*.csv.gz")))
+        if not files:
+            raise ValueError(f"{path}: the folder holds no *.csv or *.csv.gz task_events files")
+        return files
+    return [path]
+
+
+def read_google_task_events(path, *, relative: bool = True, name: str | None = None) -> Workload:
+    """Reads Google 2011 ``task_events`` table(s) into a workload (see the module documentation)."""
+    files = _files(path)
+    ts, job, task, etype = [], [], [], []
+    first_meta = {}
+    for f in files:
+        if not os.path.exists(f):
+            raise FileNotFoundError(f"{f}: no such trace file")
+        for lineno, line in read_lines(f):
+            if not line.strip():
+                continue
+            fields = line.split(",")
+            if len(fields) != len(FIELDS):
+                fail(f, lineno, f"expected {len(FIELDS)} comma-separated fields (Google 2011 task_events), "
+                                f"got {len(fields)}")
+            t = number(f, lineno, "timestamp", fields[0], integer=True)
+            j = number(f, lineno, "job_id", fields[2], integer=True)
+            i = number(f, lineno, "task_index", fields[3], integer=True)
+            e = number(f, lineno, "event_type", fields[5], integer=True)
+            if t < 0:
+                fail(f, lineno, f"field 'timestamp' must be >= 0, got {t}")
+            if not 0 <= e <= 8:
+                fail(f, lineno, f"field 'event_type' must be 0..8, got {e}")
+            if j not in first_meta:
+                sc = number(f, lineno, "scheduling_class", fields[7], integer=True, allow_empty=True)
+                pr = number(f, lineno, "priority", fields[8], integer=True, allow_empty=True)
+                first_meta[j] = (fields[6], -1 if sc is None else sc, -1 if pr is None else pr)
+            ts.append(t)
+            job.append(j)
+            task.append(i)
+            etype.append(e)
+    if not ts:
+        raise ValueError(f"{files[0]}: the trace has no events")
+    ev = pd.DataFrame({"t": np.asarray(ts, dtype=np.int64), "job": np.asarray(job, dtype=np.int64),
+                       "task": np.asarray(task, dtype=np.int64), "e": np.asarray(etype, dtype=np.int8)})
+    ev = ev[ev["t"] != _AFTER_END]
+    ev = ev.sort_values(["job", "task", "t"], kind="stable")
+    key = ["job", "task"]
+    sched = ev[ev["e"] == SCHEDULE].groupby(key)["t"].last()
+    finish = ev[ev["e"] == FINISH].groupby(key)["t"].last()
+    submit = ev[ev["e"] == SUBMIT].groupby(key)["t"].min()
+    both = pd.concat({"schedule": sched, "finish": finish}, axis=1).dropna()
+    both = both[both["finish"] >= both["schedule"]]
+    if both.empty:
+        raise ValueError(f"{files[0]}: no task both starts (SCHEDULE) and finishes (FINISH) in the trace")
+    both["submit"] = submit.reindex(both.index)
+    both["submit"] = both["submit"].fillna(both["schedule"])
+    both = both.reset_index()
+    work = (both["finish"] - both["schedule"]).to_numpy(np.float64) / 1e6
+    job_submit = both.groupby("job", sort=True)["submit"].min() / 1e6
+    if relative:
+        job_submit = job_submit - job_submit.min()
+    jobs = pd.DataFrame({"job_id": job_submit.index.to_numpy(), "submit_time": job_submit.to_numpy(np.float64)})
+    meta = np.array([first_meta[j] for j in jobs["job_id"]], dtype=object)
+    jobs["user"] = meta[:, 0]
+    jobs["scheduling_class"] = meta[:, 1].astype(np.int64)
+    jobs["priority"] = meta[:, 2].astype(np.int64)
+    tasks = pd.DataFrame({"job_id": both["job"].to_numpy(), "work": work})
+    label = name or os.path.basename(os.path.normpath(files[0] if len(files) == 1 else os.path.dirname(files[0])))
+    return Workload.from_frames(jobs, tasks, name=label, source=", ".join(files[:3]) + (" ..." if len(files) > 3 else ""))

@@ -1,0 +1,108 @@
+"""The Standard Workload Format (``.swf``) of the Parallel Workloads Archive.
+
+One job per line, 18 whitespace-separated fields, -1 where a value is unknown; lines starting
+with ``;`` are header comments:
+
+ 1 job number, 2 submit time (s), 3 wait time, 4 run time, 5 allocated processors,
+ 6 average CPU time used, 7 used memory, 8 requested processors, 9 requested time,
+ 10 requested memory, 11 status (1 completed, 0 failed, 5 cancelled, ...), 12 user id,
+ 13 group id, 14 executable, 15 queue, 16 partition, 17 preceding job, 18 think time.
+
+A job becomes a single-stage job of one task per processor (allocated processors, else the
+requested ones), each task doing the job's run time of work: the rigid parallel job is modelled
+as a bag of independent tasks (schedlab does not gang-schedule them). ``max_tasks_per_job``
+caps the task count; ``tasks_per_job="one"`` gives every job a single task instead. Jobs with
+an unknown run time or processor count (-1) cannot be simulated and are left out; ``statuses``
+(a set of status codes, default all) selects jobs further. Job columns kept: ``user``,
+``group``, ``queue``, ``partition``, ``status``, ``processors``, ``wait_time`` (the wait the
+original system gave the job) and ``requested_time``. Malformed lines raise ``ValueError``
+naming the file and line.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from ...core.workload import Workload
+from ._text import check_task_total, fail, read_lines
+
+FIELDS = ["job", "submit_time", "wait_time", "run_time", "allocated_processors", "average_cpu_time",
+          "used_memory", "requested_processors", "requested_time", "requested_memory", "status", "user",
+          "group", "executable", "queue", "partition", "preceding_job", "think_time"]
+
+
+def read_swf(path, *, tasks_per_job: str = "processors", max_tasks_per_job: int | None = None, statuses=None,
+             name: str | None = None) -> Workload:
+    """Reads a Parallel Workloads Archive ``.swf`` file (see the module documentation)."""
+    path = os.fspath(path)
+    if tasks_per_job not in ("processors", "one"):
+        raise ValueError(f"read_swf: tasks_per_job must be 'processors' or 'one', got {tasks_per_job!r}")
+    if max_tasks_per_job is not None and (not isinstance(max_tasks_per_job, (int, np.integer)) or max_tasks_per_job < 1):
+        raise ValueError(f"read_swf: max_tasks_per_job must be a positive whole number, got {max_tasks_per_job!r}")
+    keep_status = None if statuses is None else {int(s) for s in np.atleast_1d(statuses)}
+    rows, linenos = [], []
+    for lineno, line in read_lines(path):
+        text = line.strip()
+        if not text or text.startswith(";"):
+            continue
+        fields = text.split()
+        if len(fields) != len(FIELDS):
+            fail(path, lineno, f"expected {len(FIELDS)} whitespace-separated SWF fields, got {len(fields)}")
+        try:
+            vals = [float(x) for x in fields]
+        except ValueError:
+            bad = next(k for k, x in enumerate(fields) if not _is_number(x))
+            fail(path, lineno, f"field {bad + 1} '{FIELDS[bad]}' is not a number: {fields[bad]!r}")
+        if not all(np.isfinite(vals)):
+            fail(path, lineno, "fields must be finite numbers")
+        for k in (1, 3, 4, 7):
+            if vals[k] < -1:
+                fail(path, lineno, f"field {k + 1} '{FIELDS[k]}' must be >= 0 or -1 (unknown), got {fields[k]}")
+        if vals[1] < 0:
+            fail(path, lineno, f"field 2 'submit_time' must be known and >= 0, got {fields[1]}")
+        rows.append(vals)
+        linenos.append(lineno)
+    if not rows:
+        raise ValueError(f"{path}: the trace has no jobs")
+    d = pd.DataFrame(np.asarray(rows), columns=FIELDS)
+    if d["job"].duplicated().any():
+        dup = d["job"][d["job"].duplicated()].iloc[0]
+        raise ValueError(f"{path}: job number {int(dup)} appears more than once")
+    procs = np.where(d["allocated_processors"] >= 1, d["allocated_processors"], d["requested_processors"])
+    ok = (d["run_time"] >= 0).to_numpy() & (procs >= 1)
+    if keep_status is not None:
+        ok &= d["status"].astype(np.int64).isin(keep_status).to_numpy()
+    d, procs, linenos = d[ok].reset_index(drop=True), procs[ok], np.asarray(linenos)[ok]
+    if d.empty:
+        raise ValueError(f"{path}: no job has a known run time and processor count (or passes 'statuses')")
+    n = procs if tasks_per_job == "processors" else np.ones(len(d))
+    if max_tasks_per_job is not None:
+        n = np.minimum(n, max_tasks_per_job)
+    check_task_total(path, linenos, n, lambda i: f"job {int(d['job'].iloc[i])} has {procs[i]:.4g} processors ({n[i]:.4g} tasks)",
+                     "pass max_tasks_per_job, or tasks_per_job='one'")
+    procs, n = procs.astype(np.int64), n.astype(np.int64)
+    ids = d["job"].astype(np.int64).to_numpy()
+    jobs = pd.DataFrame({
+        "job_id": ids,
+        "submit_time": d["submit_time"].to_numpy(),
+        "user": d["user"].astype(np.int64).to_numpy(),
+        "queue": d["queue"].astype(np.int64).to_numpy(),
+        "group": d["group"].astype(np.int64).to_numpy(),
+        "partition": d["partition"].astype(np.int64).to_numpy(),
+        "status": d["status"].astype(np.int64).to_numpy(),
+        "processors": procs,
+        "wait_time": d["wait_time"].to_numpy(),
+        "requested_time": d["requested_time"].to_numpy(),
+    })
+    tasks = pd.DataFrame({"job_id": np.repeat(ids, n), "work": np.repeat(d["run_time"].to_numpy(), n)})
+    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+
+
+def _is_number(x):
+    try:
+        float(x)
+        return True
+    except ValueError:
+        return False
