@@ -3,7 +3,7 @@
     python bench/bench_share.py [--nodes 300] [--jobs 28880] [--span 50000] [--schedulers eunomia,tsf,choosy]
 
 Builds a macro-benchmark-like cluster (10 performance types) and the synthetic constrained
-workload of schedlab.sharing.macro_workload scaled to the given size (by default ten times the
+workload of schedlab.papers.zhou2019.macro_workload scaled to the given size (by default ten times the
 dissertation's macro-benchmark in jobs and time on three times its nodes), and prints simulated
 events, tasks per CPU second, utilization and peak memory per scheduler.
 """

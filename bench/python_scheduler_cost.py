@@ -1,5 +1,5 @@
 """Cost per scheduling decision: the built-in C++ ``fifo`` against the same policy written in
-Python (``schedlab.pyscheduler.FifoInPython``), which makes identical decisions.
+Python (``schedlab.schedulers.FifoInPython``), which makes identical decisions.
 
 A decision is one heartbeat handled by the scheduler. Prints, per cluster size, the wall time
 spent in scheduler callbacks per heartbeat (``measure_overhead=True``) and the run's total

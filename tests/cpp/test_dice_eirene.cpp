@@ -1,6 +1,6 @@
 // Dice (Elastic Sizing, Opportunistic Preemption) and Eirene (Coordinated Cold Data Migration,
-// Scheduler-Aware Task Cloning) on tiny hand-checked cases [seed002.md §5.2-5.3, §6.3-6.4;
-// seed002-eagle-simulator.md]. Times are exact, with the 0.5 ms one-way network delay: a probe
+// Scheduler-Aware Task Cloning) on tiny hand-checked cases [Zhou 2019, §3.3.2; §4.3.2;
+// the Hawk/Eagle simulator, epfl-labos/eagle@371b51f]. Times are exact, with the 0.5 ms one-way network delay: a probe
 // arrives 0.0005 s after its job, and a task starts 0.001 s after its worker takes the probe.
 //
 // Short jobs probe random workers, so the cases are built so that every random choice leads to

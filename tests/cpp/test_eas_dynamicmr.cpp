@@ -1,4 +1,4 @@
-// Hand-computed EAS (seed001 §3) and DynamicMR DHSA / PreScheduling (seed003 §4) schedules.
+// Hand-computed EAS (Zhao et al. 2013, §4) and DynamicMR DHSA / PreScheduling (Sagar & Moni 2015, §III) schedules.
 #include <gtest/gtest.h>
 
 #include <cmath>

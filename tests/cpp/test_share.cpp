@@ -1,4 +1,4 @@
-// The fair-sharing engine and its schedulers (choosy, tsf, drf, drfh, eunomia) [seed002 §7]:
+// The fair-sharing engine and its schedulers (choosy, tsf, drf, drfh, eunomia) [Zhou 2019, ch. 5]:
 // hand-checked allocations, constraint and capacity invariants, determinism, bad input.
 #include <gtest/gtest.h>
 
@@ -87,7 +87,7 @@ TEST(Share, SchedulersRegistered) {
   for (const char* s : {"choosy", "tsf", "drf", "drfh", "eunomia"}) EXPECT_EQ(find_scheduler(s).engine, "share");
 }
 
-// The dissertation's worked example [seed002 §7.2, Fig. 5.1-5.2]: M1, M2 = <2 x 1 GHz, 2 GB>,
+// The dissertation's worked example [Zhou 2019, §5.3.1, Eq. 5.1, Fig. 5.1-5.2]: M1, M2 = <2 x 1 GHz, 2 GB>,
 // M3 = <2 x 2 GHz, 2 GB>; Alice may use {M1, M2}, Bob {M2, M3}; tasks <1 core, 1 GB>. Eunomia
 // ends with Alice on M1 and M2 (progress 4/8) and Bob on M3 (progress 2 x 2 / 8 = 4/8).
 TEST(Share, EunomiaWorkedExample) {

@@ -1,5 +1,5 @@
 """Executes notebooks/deadlines.ipynb with small parameters (SCHEDLAB_SMALL=1) and checks the
-MRCP paper's claims on its results (seed004 §5.4): mrcp never has more late jobs than edf and
+MRCP paper's claims on its results (Lim et al. 2015, §5.2): mrcp never has more late jobs than edf and
 has fewer at the highest tested rate of every workload; its scheduling work per job is a small
 fraction of the turnaround (measured by CP-SAT's deterministic time, so the check does not
 depend on the machine)."""

@@ -1,4 +1,4 @@
-"""DynamicMR (seed003 §4): PI-DHSA, PD-DHSA, Slot PreScheduling and `dynamicmr`; the
+"""DynamicMR (Sagar & Moni 2015, §III): PI-DHSA, PD-DHSA, Slot PreScheduling and `dynamicmr`; the
 best-static-split baseline; hand-checked schedules, invariants, determinism, bad input and the
 paper's directions on its kind of workload."""
 from __future__ import annotations
@@ -203,7 +203,7 @@ def test_bad_input():
         sl.simulate(_testbed(), w, sl.schedulers.get("pi_dhsa", pool_weights="0:x"))
 
 
-# ---- the paper's directions (seed003 §6.3), from notebooks/dynamicmr.ipynb run small ----
+# ---- the paper's directions (Sagar & Moni 2015, §IV), from notebooks/dynamicmr.ipynb run small ----
 
 @pytest.fixture(scope="module")
 def notebook_rows(tmp_path_factory):

@@ -1,4 +1,4 @@
-"""DynamicMR on Hadoop FIFO (seed003 §3.2, §4.7; the paper's Fig. 10) and DynamicMR's slot
+"""DynamicMR on Hadoop FIFO (Sagar & Moni 2015, Fig. 10; §III; the paper's Fig. 10) and DynamicMR's slot
 weights (§4.2, C2): invariants, determinism, bad parameters, and Fig. 10's direction against FIFO
 with its best static map/reduce split."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""EAS (seed001) and the strict-locality FIFO-S / HFS-S baselines: hand-checked schedules,
+"""EAS (Zhao et al. 2013) and the strict-locality FIFO-S / HFS-S baselines: hand-checked schedules,
 invariants, determinism, bad input, and the paper's directions on its Table-1 workload."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FRESH (seed000 §2): fresh_static's split search, fresh_dynamic, overall fairness."""
+"""FRESH (Wang 2017, ch. 3): fresh_static's split search, fresh_dynamic, overall fairness."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -265,7 +265,7 @@ def test_dice_components_alone(yahoo_head):
 
 def test_dice_preemption_targets(yahoo_head):
     """Opportunistic Preemption's requests: by default at most one per general worker not
-    converted by Elastic Sizing (seed002 §9 items 14, 16); op_targets="with_replacement" draws
+    converted by Elastic Sizing (Zhou 2019); op_targets="with_replacement" draws
     among all general workers with replacement."""
     assert sl.schedulers.params("dice").set_index("name").loc["op_targets", "default"] == "unconverted"
     with pytest.raises(ValueError, match="op_targets"):
@@ -338,7 +338,7 @@ def test_eirene_migrated_tasks_run_faster(yahoo_head):
 
 def test_direction_eirene(yahoo):
     # overloaded (Yahoo 3000): Eirene shortens short jobs' tail and CCDM brings the gain;
-    # lightly loaded (Yahoo 6000): the gain comes from SATC [seed002 §6.5]
+    # lightly loaded (Yahoo 6000): the gain comes from SATC [Zhou 2019, §4.4]
     pre = sl.engines.worker.preset("yahoo")
     out = {}
     for n in (3000, 6000):
@@ -441,7 +441,7 @@ def test_hawk_random_steal_rule(yahoo_head):
 
 
 def test_eirene_clone_choice_follows_the_spec_defaults():
-    """SATC clones a random running, uncloned task (seed002 §9 item 28; clone_task="first" takes
+    """SATC clones a random running, uncloned task (Zhou 2019; clone_task="first" takes
     the earliest); the spec's defaults are the parameters' defaults."""
     pr = sl.schedulers.params("eirene").set_index("name")["default"]
     assert pr["clone_task"] == "random" and pr["mfl_task"] == "random" and bool(pr["clone_speedup"])
@@ -461,7 +461,7 @@ def test_eirene_clone_choice_follows_the_spec_defaults():
 
 
 def test_worker_engine_percentiles_are_nearest_rank(yahoo_head):
-    """seed002 §9 item 5: percentiles by nearest rank on the worker engine (linear elsewhere)."""
+    """Zhou 2019: percentiles by nearest rank on the worker engine (linear elsewhere)."""
     r = sl.simulate(sl.engines.worker.cluster(300), yahoo_head, "eagle", **sl.engines.worker.preset("yahoo"))
     c = np.sort(r.jobs.loc[r.jobs["class"] == "short", "completion_time"].to_numpy())
     for p in (50, 75, 90, 95, 99):

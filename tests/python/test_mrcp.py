@@ -1,4 +1,4 @@
-"""mrcp (MRCP on CP-SAT, seed004 §2), edf / edf_ideal (seed004 §3) and the WordCount datasets."""
+"""mrcp (MRCP on CP-SAT, Lim et al. 2015, §3, Table 1), edf / edf_ideal (Lim et al. 2015, §4.2) and the WordCount datasets."""
 import itertools
 import random
 import sys
@@ -36,7 +36,7 @@ def _trade_off_instance():
     running map on node 1. X = map 10, reduce 1, deadline 11; Y = map 1, reduce 10, no deadline.
     X first keeps X on time: C_max = 21, 3 late, (3+1) x 21 = 84. Y first (Johnson's order):
     C_max = 12 but X ends at 12 > 11: 4 late, (4+1) x 12 = 60. The paper's product objective
-    prefers one more late job; the lexicographic one does not (seed004 §2.4 [D])."""
+    prefers one more late job; the lexicographic one does not (Lim et al. 2015, §3, Table 1 [D])."""
     tasks = [PlanTask(0, 0, 0, (10, None)), PlanTask(1, 0, 1, (1, None)),   # X
              PlanTask(2, 1, 0, (1, None)), PlanTask(3, 1, 1, (10, None))]   # Y
     for k in range(3):
@@ -315,7 +315,7 @@ def test_wordcount_generator():
 
 @pytest.mark.parametrize("interarrival", [22.5, 15.0])
 def test_mrcp_has_fewer_late_jobs_than_edf_at_the_papers_scale(interarrival):
-    """seed004 §5.4's direction on the small WordCount workload at the lowest and highest rates of
+    """Lim et al. 2015, §5.2's direction on the small WordCount workload at the lowest and highest rates of
     its grid, 100 jobs per run (the notebook's full size; measured: 7 vs 8 late jobs at 1/22.5 and
     45 vs 59 at 1/15). At the notebook's 16-job test size the direction does not hold everywhere
     (see test_deadlines_notebook.py)."""

@@ -1,4 +1,4 @@
-"""OMO (seed000 §3): the release-rate monitor, Lazy Start, Batch Finish, omo, fair_total."""
+"""OMO (Wang 2017, ch. 4): the release-rate monitor, Lazy Start, Batch Finish, omo, fair_total."""
 import pandas as pd
 import pytest
 

@@ -1,5 +1,5 @@
 """Fair sharing under placement constraints (share engine: choosy, tsf, drf, drfh, eunomia) and
-offline Eunomia [seed002 §7]."""
+offline Eunomia [Zhou 2019, ch. 5]."""
 from __future__ import annotations
 
 import numpy as np
@@ -86,7 +86,7 @@ def test_invariants_macro_small(scheduler):
 
 
 def test_worked_example_allocations():
-    """[seed002 §7.2]: Eunomia gives Alice M1 + M2 and Bob M3 (4/8 each); first-fit TSF leaves
+    """[Zhou 2019, §5.3.1, Eq. 5.1]: Eunomia gives Alice M1 + M2 and Bob M3 (4/8 each); first-fit TSF leaves
     Alice 2 tasks (2/8) and Bob 4 (6/8)."""
     cluster, wl = worked_example()
     r = sl.simulate(cluster, wl, "eunomia", seed=0, performance="1,2")
@@ -176,7 +176,7 @@ def test_bad_input_raises():
 
 # ------------------------------------------------------------------------------ directions
 def test_micro2_eunomia_equalizes_progress_better_than_tsf_and_choosy():
-    """Micro-benchmark 2 [seed002 §7.6]: job 4 claims type-4 nodes only. TSF and Choosy let it
+    """Micro-benchmark 2 [Zhou 2019, §5.4]: job 4 claims type-4 nodes only. TSF and Choosy let it
     hold ~40 % progress share and finish first; Eunomia keeps all four near 25 % and they finish
     together."""
     cluster = zhou2019.micro_cluster()
@@ -201,7 +201,7 @@ def test_micro2_eunomia_equalizes_progress_better_than_tsf_and_choosy():
 
 
 def test_equal_speeds_eunomia_equals_tsf():
-    """With P = 1 everywhere the progress share is the task share [seed002 §7.2]: the same
+    """With P = 1 everywhere the progress share is the task share [Zhou 2019, §5.3.1, Eq. 5.1]: the same
     decisions, so identical schedules."""
     cluster = zhou2019.micro_cluster()
     for wl in (zhou2019.micro1_workload(seed=2), zhou2019.micro2_workload(seed=2, tasks_per_job=200)):
@@ -215,7 +215,7 @@ MEAN_COMPLETION_BOUND = 1.10  # Eunomia's mean completion delay at most 10 % abo
 
 
 def test_macro_mean_completion_not_lengthened_beyond_bound():
-    """Macro-benchmark kind of workload [seed002 §7.6], reduced: Eunomia's mean job completion
+    """Macro-benchmark kind of workload [Zhou 2019, §5.4], reduced: Eunomia's mean job completion
     delay (first 10 % of jobs dropped) stays within MEAN_COMPLETION_BOUND of TSF's and Choosy's.
     All three use the same placement rule, so only the share function differs (eunomia's default
     'fastest' placement alone shortens completions when runtimes scale with performance)."""
@@ -233,7 +233,7 @@ def test_macro_mean_completion_not_lengthened_beyond_bound():
 
 
 def test_micro1_timeline_shape():
-    """Micro-benchmark 1 [seed002 §7.6] (scaled runtimes): jobs 1 and 2 meet near 50 % soon after
+    """Micro-benchmark 1 [Zhou 2019, §5.4] (scaled runtimes): jobs 1 and 2 meet near 50 % soon after
     job 2 arrives; job 4 never exceeds its 40 % constraint cap."""
     cluster = zhou2019.micro_cluster()
     r = sl.simulate(cluster, zhou2019.micro1_workload(seed=0), "eunomia", seed=0, performance=MICRO)

@@ -1,4 +1,4 @@
-"""YARN containers (seed000 §1.2, §1.4, §3.6): <vcores, memory>, reduce ramp-up, `yarn`."""
+"""YARN containers (Wang 2017, §2.4; §4.4): <vcores, memory>, reduce ramp-up, `yarn`."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,5 +1,5 @@
 // FRESH-static's offline slot-split search (Algorithm 3.3.1 of the Wang dissertation, spec
-// seed000 §2.2), usable without running a simulation.
+// Wang 2017, §3.3.1, Algorithm 3.3.1), usable without running a simulation.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -5,7 +5,7 @@
 // A scheduler (mr::Scheduler) is called on heartbeats and other events and acts only through
 // the narrow set of operations of mr::Sim (launch, kill, set a node's slot split, timers).
 //
-// Faults [seed000 §4.6, §8.5]: time-windowed slowdowns of a node (stragglers), and node crashes
+// Faults [Wang 2017, §5.3]: time-windowed slowdowns of a node (stragglers), and node crashes
 // that stop the node's attempts at once, are noticed by the master only after a detection delay
 // (then the attempts fail and the completed map outputs stored there that a reduce still needs
 // are lost, so those maps re-run), and end with a restart. Attempts keep their progress as

@@ -1,5 +1,5 @@
 // The fair-sharing simulator for multi-resource tasks on heterogeneous nodes under placement
-// constraints [seed002 §7.1, §7.4, §10]: nodes with <vcores, memory> capacities and a
+// constraints [Zhou 2019, §5.2–5.3, Table 5.2; §5.3.2]: nodes with <vcores, memory> capacities and a
 // normalized performance per node type (optionally per user); jobs with per-task demands and a
 // set of eligible nodes. There are no heartbeats: as in the Eunomia simulator, scheduling runs
 // when a job arrives (every node with free resources is tried) and when a task ends (its node
@@ -33,7 +33,7 @@
 
 namespace schedlab::share {
 
-// How a task's runtime depends on the performance of its node [seed002 §7.1, §9.33].
+// How a task's runtime depends on the performance of its node [Zhou 2019, §5.2–5.3, Table 5.2].
 enum class Scaling : uint8_t {
   Performance,  // duration = work / P_{u,m} (the dissertation's stated assumption; default)
   None,         // duration = work on every node (the reading the micro-1 timeline fits better)

@@ -1,16 +1,16 @@
 // Speculative execution for the MapReduce engine, as composable engine options
 // (simulate(..., speculation="late", speculation_params={...})):
 //   hadoop  — Hadoop 1.2.1 JobInProgress speculation: slow-tracker test, speculative cap, slow-task
-//             test on progress rates, longest estimated time left [seed003 §3.4]
+//             test on progress rates, longest estimated time left [Sagar & Moni 2015, §III]
 //   yarn    — YARN 2.7 DefaultSpeculator with the legacy estimator, Eq. 5.1/5.2; the dissertation
-//             calls it "LATE" [seed000 §1.4, §4.2]
+//             calls it "LATE" [Wang 2017, §2.4; §5.1.2, Table 5.1]
 //   late    — the original LATE paper: SpeculativeCap, SlowNodeThreshold, SlowTaskThreshold
-//             [seed000 §1.4 (E), seed003 §3.4]
+//             [Wang 2017, §2.4 (E), Sagar & Moni 2015, §III]
 //   esplash — eSplash: node levels by group-based clustering, per-level straggler detection,
-//             copies placed by minimum level and expected saving, re-evaluation [seed000 §4.3-§4.5]
+//             copies placed by minimum level and expected saving, re-evaluation [Wang 2017, §5.2.1; §5.2.3]
 //   sepb    — DynamicMR's Speculative Execution Performance Balancing on top of the Hadoop rule:
 //             pending tasks of several jobs before speculative copies, and the 2x straggler kill
-//             [seed003 §4.5]
+//             [Sagar & Moni 2015, §III]
 #pragma once
 #include <memory>
 #include <string>

@@ -1,6 +1,6 @@
 // The worker-queue simulator for distributed and hybrid schedulers (Sparrow, Hawk, Eagle and
 // the schemes built on them), following the public Hawk/Eagle simulator's semantics
-// [seed002-eagle-simulator.md; seed002.md §1-2]:
+// [the Hawk/Eagle simulator, epfl-labos/eagle@371b51f; Zhou 2019]:
 //
 //  * Each slot of a node is an independent 1-slot worker with its own probe queue (the
 //    simulator's stated equivalence for multi-slot nodes). Worker w belongs to node

@@ -1,5 +1,5 @@
 // The fair-sharing simulator under placement constraints (see schedlab/share.h)
-// [seed002 §7.1, §7.4; the mechanism checklist of §10].
+// [Zhou 2019, §5.2–5.3, Table 5.2; §5.3.2].
 //
 // Events: job arrival (a pass over every node with free resources; jobs arriving at the same
 // instant are submitted first and served by one pass), task end (a pass over the
@@ -69,13 +69,13 @@ const std::vector<ParamSpec>& Options::specs() {
   static const std::vector<ParamSpec> s = {
       ParamSpec::text("performance", "",
                       "normalized performance P by node type, as 'p0,p1,...' (entry k for node_type k); "
-                      "empty = each node's Cluster speed [seed002 §7.1]"),
+                      "empty = each node's Cluster speed [Zhou 2019, §5.2–5.3, Table 5.2]"),
       ParamSpec::text("user_performance", "",
                       "per-user performance overrides, as 'user=p0,p1,...;user=...' by node type (CPU- vs "
                       "IO-bound users); users not listed use 'performance'"),
       ParamSpec::choice("runtime_scaling", "performance", {"performance", "none"},
                         "task duration on node m: 'performance' = work / P (the dissertation's stated "
-                        "assumption, default [seed002 §9.33]); 'none' = work on every node (the reading "
+                        "assumption, default [Zhou 2019]); 'none' = work on every node (the reading "
                         "the micro-benchmark-1 timeline fits better)"),
       ParamSpec::number("sample_interval", 1.0, 0, 1e9,
                         "> 0: record the per-user share series every so many seconds (0 = none)"),

@@ -1,5 +1,5 @@
-// The worker-queue simulator (see schedlab/worker.h) [seed002-eagle-simulator.md "Time,
-// network delay and the slot model", "Event ordering"; seed002.md §1.2-1.4].
+// The worker-queue simulator (see schedlab/worker.h) [the Hawk/Eagle simulator, epfl-labos/eagle@371b51f "Time,
+// network delay and the slot model", "Event ordering"; Zhou 2019, §2.2.1].
 //
 // Timing of one probe served at time t by a free worker (delay = one-way network delay d):
 //   task handed out:  executes from t + 2d to dur + (t + 2d)   (the simulator's float order)

@@ -1,9 +1,9 @@
 // Speculative execution policies for the MapReduce engine (see schedlab/speculation.h):
-//   hadoop  — Hadoop 1.2.1 JobInProgress.findSpeculativeTask [seed003 §3.4]
-//   yarn    — YARN 2.7 DefaultSpeculator, Eq. 5.1/5.2 ("LATE" in the dissertation) [seed000 §1.4]
-//   late    — original LATE (Zaharia et al., OSDI'08) [seed000 §1.4 (E); seed003 §3.4]
-//   esplash — eSplash, Algorithms 5.2.1-5.2.3 and the §5.2.4 enhancements [seed000 §4.3-§4.5]
-//   sepb    — DynamicMR's SEPB over the Hadoop rule [seed003 §4.5]
+//   hadoop  — Hadoop 1.2.1 JobInProgress.findSpeculativeTask [Sagar & Moni 2015, §III]
+//   yarn    — YARN 2.7 DefaultSpeculator, Eq. 5.1/5.2 ("LATE" in the dissertation) [Wang 2017, §2.4]
+//   late    — original LATE (Zaharia et al., OSDI'08) [Wang 2017, §2.4 (E); Sagar & Moni 2015, §III]
+//   esplash — eSplash, Algorithms 5.2.1-5.2.3 and the §5.2.4 enhancements [Wang 2017, §5.2.1; §5.2.3]
+//   sepb    — DynamicMR's SEPB over the Hadoop rule [Sagar & Moni 2015, §III]
 // The progress-rate estimation they share (progress score, elapsed time, progress rate, time
 // left, Eq. 5.1's estimated end, finished-duration statistics per job and stage) is written once
 // in Estimator below; the engine supplies Hadoop's progress scores (Sim::progress).
@@ -258,7 +258,7 @@ class SpeculatorBase : public Speculator {
 // its running task with the longest estimated time left, unless the tracker is slow for the job
 // or the job is at its speculative cap; candidates have one running attempt, have run at least
 // SPECULATIVE_LAG, have not run on this host, and have a progress rate below mean - threshold x
-// std of the job's running tasks. [seed003 §3.4]
+// std of the job's running tasks. [Sagar & Moni 2015, §III]
 class HadoopSpeculator : public SpeculatorBase {
  public:
   explicit HadoopSpeculator(const Params& p)
@@ -375,7 +375,7 @@ std::vector<ParamSpec> hadoop_params() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SEPB [seed003 §4.5] on the Hadoop rule: before a free slot goes to a speculative copy, up to
+// SEPB [Sagar & Moni 2015, §III] on the Hadoop rule: before a free slot goes to a speculative copy, up to
 // maxNum = ceil(percentage x active jobs) jobs, from the head of the job list (submission order),
 // are checked for pending tasks of the slot's type; if one has any, no copy is launched and the
 // slot is left to the scheduler's pending work. percentage = 0 is the Hadoop rule unchanged.
@@ -474,7 +474,7 @@ std::vector<ParamSpec> sepb_params() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// YARN 2.7 DefaultSpeculator with the legacy estimator [seed000 §1.4]: every check, for each job
+// YARN 2.7 DefaultSpeculator with the legacy estimator [Wang 2017, §2.4]: every check, for each job
 // and each of its map and reduce types, the running task with the largest
 // EstEnd - EstRepEnd (Eq. 5.1 - Eq. 5.2) > 0 gets one speculative request, while the type has
 // fewer than max(10, 0.01 x its tasks, 0.1 x its running tasks) speculations outstanding. The
@@ -634,12 +634,12 @@ std::vector<ParamSpec> late_params() {
       ParamSpec::number("speculative_cap", 0.1, 0, 1, "SpeculativeCap: running speculative tasks as a fraction of the cluster's slots"),
       ParamSpec::number("slow_node_threshold", 0.25, 0, 1, "SlowNodeThreshold: nodes whose total progress is below this percentile get no copies"),
       ParamSpec::number("slow_task_threshold", 0.25, 0, 1, "SlowTaskThreshold: only tasks whose progress rate is below this percentile are copied"),
-      ParamSpec::number("min_elapsed", 0, 0, 1e9, "seconds a task must have run before it may be copied (not part of the digest's LATE rule; 0 = none)"),
+      ParamSpec::number("min_elapsed", 0, 0, 1e9, "seconds a task must have run before it may be copied (not part of the LATE rule; 0 = none)"),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
-// eSplash [seed000 §4.3-§4.5].
+// eSplash [Wang 2017, §5.2.1; §5.2.3].
 //  Levels: 'node_type' takes the cluster's node_type column as the level (higher = faster, as in
 //  the paper's evaluation, where levels were configured per node); 'clustering' (default) builds
 //  performance vectors (mean finished map time per job, over the jobs every node has finished a
@@ -648,7 +648,7 @@ std::vector<ParamSpec> late_params() {
 //  n_levels; until every node has such data all nodes share one level.
 //  Stragglers: every epoch, the per-level statistics table ST (mean and standard deviation of
 //  finished durations, mean progress rate of the running tasks per type) and each node's
-//  straggler value SV; sv_mode 'normalized' (the digest's recommended reading, default):
+//  straggler value SV; sv_mode 'normalized' (schedlab's reading, default):
 //  SV = mean over the node's running tasks of max(0, (EstT - mu) / sigma) + PR_level / PR_task,
 //  marked after mark_epochs consecutive epochs above tau, cleared after clear_epochs below;
 //  'literal': SV accumulates the sums of the paper's two terms and is never reset.
@@ -1037,9 +1037,9 @@ std::vector<ParamSpec> esplash_params() {
                         "'node_type' (the cluster's node_type column, higher = faster: the paper's evaluation setting)"),
       ParamSpec::integer("n_levels", 4, 1, 1000, "k of the group-based k-means (the experiments' 4 levels)"),
       ParamSpec::number("epoch", 1.0, 0.001, 1e6, "seconds between statistics updates (YARN heartbeat ~1 s; the paper gives none)"),
-      ParamSpec::number("tau", 3.0, 0, 1e12, "straggler threshold on SV (the paper gives none; the digest suggests 3 for the normalized SV)"),
+      ParamSpec::number("tau", 3.0, 0, 1e12, "straggler threshold on SV (the paper gives none; 3 for the normalized SV is schedlab's choice)"),
       ParamSpec::choice("sv_mode", "normalized", {"normalized", "literal"},
-                        "'normalized': per-epoch mean over running tasks (default, digest's reading); 'literal': cumulative sums"),
+                        "'normalized': per-epoch mean over running tasks (default, schedlab's reading); 'literal': cumulative sums"),
       ParamSpec::integer("mark_epochs", 2, 1, 1000000, "consecutive epochs above tau before a node is marked a straggler"),
       ParamSpec::integer("clear_epochs", 5, 1, 1000000, "consecutive epochs below tau before the mark is cleared (normalized mode)"),
       ParamSpec::number("sigma_floor", 0.1, 0, 1e6, "the z-score uses max(std, sigma_floor x mean) (std of a deterministic type can be 0)"),

@@ -1,4 +1,4 @@
-// Dice = Elastic Sizing + Opportunistic Preemption on Hawk or Eagle [seed002.md §5.2-5.4].
+// Dice = Elastic Sizing + Opportunistic Preemption on Hawk or Eagle [Zhou 2019, §3.3.2].
 //
 // Every window (the engine's `window` option, 60 s) the centralized scheduler reads the mean
 // waiting time CurrTWT of the short-job tasks that started executing in the window just ended
@@ -6,12 +6,12 @@
 // p = model(min(CurrTWT / MaxTWT, 1)) with model linear (x), square (x^2) or sqrt (sqrt(x)).
 //   Elastic Sizing: round(p x (MaxSPS - MinSPS)) general workers are blacklisted for the next
 //     window: no task of a newly arriving long job is placed on them (running and queued long
-//     work stays). Which workers is not specified [seed002 §5.2 I]: 'adjacent' (default) takes
+//     work stays). Which workers is not specified [Zhou 2019, §3.3.2 I]: 'adjacent' (default) takes
 //     the general workers next to the short partition, so the short partition grows
 //     contiguously; 'random' draws them anew each window.
 //   Opportunistic Preemption: round(p x CurrSPS x multiplier) requests go to random
 //     general-partition workers: by default drawn without replacement among those Elastic Sizing
-//     has not converted (the spec's suggested readings, seed002 §9 items 14 and 16; at most one
+//     has not converted (the spec's suggested readings, Zhou 2019 and 16; at most one
 //     request per worker); op_targets = "with_replacement" draws among all general workers with
 //     replacement. CurrSPS includes the converted workers when Elastic Sizing runs. On the Hawk
 //     base, converted workers are not stealing victims either (item 14; sparrow_hawk_eagle.cpp). A worker preempts only if it is executing a long task, has no other
@@ -196,7 +196,7 @@ void register_dice_scheduler() {
       ParamSpec::number("starvation_cap", 5, 0, 1e9, "Eagle base: SRPT starvation cap"),
   };
   register_scheduler(
-      {"dice", "", "Zhou diss. ch. 3 (Dice, ICPP'19) [seed002 §5]",
+      {"dice", "", "Zhou diss. ch. 3 (Dice, ICPP'19) [Zhou 2019, ch. 3]",
        "Elastic Sizing of the short partition and Opportunistic Preemption of long tasks, driven by the short tasks' "
        "waiting time per window, on Hawk or Eagle",
        params},

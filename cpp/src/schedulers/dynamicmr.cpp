@@ -1,6 +1,6 @@
-// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler (or Hadoop FIFO) [seed003 §4].
+// DynamicMR: dynamic slot allocation on top of the Hadoop 1.x Fair Scheduler (or Hadoop FIFO) [Sagar & Moni 2015, §III].
 //
-//   pi_dhsa   — PI-DHSA, pool-independent Dynamic Hadoop Slot Allocation [seed003 §4.2-4.3]:
+//   pi_dhsa   — PI-DHSA, pool-independent Dynamic Hadoop Slot Allocation [Sagar & Moni 2015, §III]:
 //               each phase is shared fairly among pools exactly as in HFS (intra-phase); then
 //               slots one phase leaves unused are lent to the other phase, cluster-wide
 //               (inter-phase), by the four cases of the original paper:
@@ -13,7 +13,7 @@
 //               D = pending + running tasks of runnable jobs (reduces count once slowstart is met);
 //               N = the cluster's slots of that type. The case is decided cluster-wide and the
 //               amount lent capped per tracker (the spec's recommended reading).
-//   pd_dhsa   — PD-DHSA, pool-dependent DHSA [seed003 §4.4]: pools are visited in
+//   pd_dhsa   — PD-DHSA, pool-dependent DHSA [Sagar & Moni 2015, §III]: pools are visited in
 //               FairShareComparator order over their running maps + reduces (pool-level
 //               fairness over all slots); each tries (1) a map in an idle map slot, (2) a
 //               reduce in an idle reduce slot, (3) a map in an idle reduce slot, (4) a reduce in
@@ -26,12 +26,12 @@
 //               heartbeat (the spec's reading A, default); locality_fallback = true is reading
 //               B: the most deserving locality-blocked job gets one map one level further.
 //   dynamicmr — DHSA (dhsa = "pi" by default, as the paper evaluates it; "pd"; or "none" = plain
-//               HFS) with Slot PreScheduling on [seed003 §4.6-4.7]. SEPB is the speculation
+//               HFS) with Slot PreScheduling on [Sagar & Moni 2015, §III]. SEPB is the speculation
 //               engine's part (simulate option speculation = "sepb"): speculative attempts are
 //               not launched here (see the SEPB hook).
 //
 // FIFO-based DynamicMR (option base = "fifo" of pi_dhsa and dynamicmr; the paper's Fig. 10)
-// [seed003 §3.2, §4.7 CHOICE]: Hadoop FIFO has no pools, so DHSA reduces to PI-DHSA's
+// [Sagar & Moni 2015, Fig. 10; §III CHOICE]: Hadoop FIFO has no pools, so DHSA reduces to PI-DHSA's
 // inter-phase borrowing. Each heartbeat runs Hadoop 1.2.1's JobQueueTaskScheduler exactly as
 // `fifo` does (the shared HadoopJobQueue): jobs in queue order (priority, then submission; the
 // workload has no priorities), per-tracker load-factor caps for maps and reduces, node- or
@@ -45,7 +45,7 @@
 // have no effect there; PD-DHSA needs pools and is rejected with base = "fifo". With dhsa =
 // "none" and prescheduling off, dynamicmr on the FIFO base is `fifo` decision for decision.
 //
-// Slot PreScheduling [seed003 §4.6] (option `prescheduling`): after the heartbeat's normal
+// Slot PreScheduling [Sagar & Moni 2015, §III] (option `prescheduling`): after the heartbeat's normal
 // assignment, Case 1 — if the tracker has extra idle map slots E > 0 (slots HFS's load cap keeps
 // idle) but no allowable idle map slot (A = 0), the head job in fair-share order launches its
 // node-local pending maps in them, while E > 0. Case 2 (with DHSA) — if no map slot is idle but
@@ -55,7 +55,7 @@
 // literal Definition 2, E = S_M - max(U, A) (extra_slots = "literal"). A PreScheduled launch is
 // node-local, so it resets the job's delay-scheduling wait.
 //
-// Slot weights (seed003 §4.2, C2; options map_slot_weight w_M and reduce_slot_weight w_R, default
+// Slot weights (Sagar & Moni 2015, §III, C2; options map_slot_weight w_M and reduce_slot_weight w_R, default
 // 1 = plain slot swapping). The spec's reading: a node has S_M w_M + S_R w_R resource units, a map
 // costs w_M and a reduce w_R, a reduce in borrowed map slots needs ceil(w_R / w_M) idle map slots
 // and a map in borrowed reduce slots uses w_M units of the reduce pool. The rule only bites when a
@@ -192,7 +192,7 @@ class DynamicMRScheduler : public Scheduler {
   }
 
   // One task of stage `type` from the jobs of `pool` in fair order, into a `slot_type` slot.
-  // SEPB hook [seed003 §4.5]: this is where a slot goes to a pending task; a speculative copy
+  // SEPB hook [Sagar & Moni 2015, §III]: this is where a slot goes to a pending task; a speculative copy
   // would be considered only after every job checked here has no pending task of the type.
   bool try_pool(Sim& sim, int32_t node, int32_t pool, int type, int slot_type, int32_t* blocked_job = nullptr) {
     auto run = [&](int32_t j) { return runnable(sim, j, type); };
@@ -474,15 +474,15 @@ std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dh
 }  // namespace
 
 void register_dynamicmr_schedulers() {
-  register_scheduler({"pi_dhsa", "", "DynamicMR PI-DHSA on the Hadoop Fair Scheduler [seed003 §4.2-4.3]",
+  register_scheduler({"pi_dhsa", "", "DynamicMR PI-DHSA on the Hadoop Fair Scheduler [Sagar & Moni 2015, §III]",
                       "pool-independent dynamic slot allocation: HFS per phase, then idle slots of one phase lent to the other",
                       dynamicmr_params(false, false)},
                      [](const Params& p) { return std::make_unique<DynamicMRScheduler>(p, "pi_dhsa", Dhsa::kPI); });
-  register_scheduler({"pd_dhsa", "", "DynamicMR PD-DHSA on the Hadoop Fair Scheduler [seed003 §4.2, §4.4]",
+  register_scheduler({"pd_dhsa", "", "DynamicMR PD-DHSA on the Hadoop Fair Scheduler [Sagar & Moni 2015, §III]",
                       "pool-dependent dynamic slot allocation: pools share all slots fairly; map/reduce slots lent within and across pools",
                       dynamicmr_params(false, false)},
                      [](const Params& p) { return std::make_unique<DynamicMRScheduler>(p, "pd_dhsa", Dhsa::kPD); });
-  register_scheduler({"dynamicmr", "", "DynamicMR = DHSA + Slot PreScheduling (+ SEPB in the speculation engine) [seed003 §4.1, §4.6-4.7]",
+  register_scheduler({"dynamicmr", "", "DynamicMR = DHSA + Slot PreScheduling (+ SEPB in the speculation engine) [Sagar & Moni 2015, §III]",
                       "PI-DHSA (or PD / none) with Slot PreScheduling on the Hadoop Fair Scheduler",
                       dynamicmr_params(true, true)},
                      [](const Params& p) { return std::make_unique<DynamicMRScheduler>(p, "dynamicmr", Dhsa::kPI); });

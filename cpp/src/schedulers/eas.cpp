@@ -1,5 +1,5 @@
 // EAS — Efficiency-Aware Scheduling for MapReduce clusters with dedicated map and reduce
-// machines [seed001 §1, §3 (Algorithms 1–3), §3.4 (adaptive job-scheduling opportunity)].
+// machines [Zhao et al. 2013, §4 (Algorithms 1–3), §3.4 (adaptive job-scheduling opportunity)].
 //
 //   eas — push-based: the scheduler keeps a FIFO queue of assigned tasks per machine and
 //         starts them as slots free (at once, not at the next heartbeat, unless
@@ -16,17 +16,17 @@
 //   (the paper's 15 + 5 testbed is Cluster(map_slots=[2]*15+[0]*5, reduce_slots=[0]*15+[2]*5)).
 //
 // Readings of the spec's [CHOICE] items (default first, alternative selectable):
-//   - load of a machine [seed001 §1.5]: unprocessed bytes of its assigned, unfinished tasks —
+//   - load of a machine [Zhao et al. 2013]: unprocessed bytes of its assigned, unfinished tasks —
 //     queued tasks' input plus the not-yet-processed fraction of running ones
 //     (running_load = "remaining"; "full" counts a running task's whole input until it ends);
 //     a reduce's load is its shuffle input bytes. load_unit = "seconds" uses estimated
 //     durations on the machine instead of bytes.
-//   - job-selection trigger [seed001 §1.6, §3.4]: select while some map machine has an idle
+//   - job-selection trigger [Zhao et al. 2013, §4.2]: select while some map machine has an idle
 //     slot and nothing queued (trigger = "idle_slot"), or, the other reading of "busy", while
 //     some map machine has nothing queued (trigger = "empty_queue"); and always while the
 //     waiting set holds n_max or more jobs (n_max = 0: no cap).
 //   - job_selection = "fifo" replaces Algorithm 1 by arrival order: the S-push ablation
-//     ("EAS without Algorithm 1", seed001 §4.2).
+//     ("EAS without Algorithm 1", Zhao et al. 2013, §5).
 // Faults (the paper's testbed has none; schedlab's fault model composes with every scheduler):
 // when a crashed node is declared lost, the tasks queued on it, its failed attempts and the maps
 // whose outputs were lost with it are placed again by Algorithms 2 and 3 on the machines not
@@ -351,7 +351,7 @@ class EasScheduler : public Scheduler {
 
 void register_eas_schedulers() {
   register_scheduler(
-      {"eas", "", "EAS, Efficiency-Aware Scheduling [seed001 §3: Algorithms 1-3, §3.4]",
+      {"eas", "", "EAS, Efficiency-Aware Scheduling [Zhao et al. 2013, §4: Algorithms 1-3, §3.4]",
        "push-based; job chosen by load-balance dry run, maps to least-loaded replica (strict locality), "
        "reduces to least-loaded reduce machine; dedicated map and reduce machines",
        {ParamSpec::integer("n_max", 10, 0, 1000000,

@@ -1,5 +1,5 @@
 // Eirene = Coordinated Cold Data Migration (CCDM) + Scheduler-Aware Task Cloning (SATC) on
-// Eagle [seed002.md §6.3-6.4], each selectable alone.
+// Eagle [Zhou 2019, §4.3.2], each selectable alone.
 //
 // CCDM (short jobs only). When a probe reaches a worker, the worker picks up to MPP random
 // tasks of the probe's job that have not started and whose input is not being migrated, and
@@ -9,10 +9,10 @@
 // is migrated on that worker, else the next not-started task in trace order. When a worker gets a
 // task, it migrates one of the job's not-started, not-migrated tasks at once through the fast
 // lane (MFL, outside the CM limit), anticipating Sticky Batch Probing: a random one (the spec's
-// default, seed002 §9 item 23), or with mfl_task = "next" the next in trace order, the task a
+// default, Zhou 2019), or with mfl_task = "next" the next in trace order, the task a
 // worker without migrated input would be given next. A task that starts on the
 // worker holding its migrated input runs (1 - TPS) times its duration (a CCDM beneficiary).
-// Simplifications [seed002 §6.3 I]: a task's input is migrated to at most one worker (workers
+// Simplifications [Zhou 2019, §4.3.2 I]: a task's input is migrated to at most one worker (workers
 // skip tasks already migrating or migrated anywhere, read from global state); RAM-disk space is
 // unlimited; migrations cost no other resource.
 //
@@ -23,7 +23,7 @@
 // of the same job (PRT, the default) or for its own task's duration, times (1 - TPS) when the
 // task's input is migrated on the clone's worker (item 29; clone_speedup = false: never). The first copy to finish completes
 // the task; the other keeps its slot until it ends (reported as 'killed' with 'redundant' = 1):
-// the dissertation only says the second completion is ignored [seed002 §6.4, §9 item 27].
+// the dissertation only says the second completion is ignored [Zhou 2019, §4.3.3].
 // With kill_losing_clone, the scheduler instead stops the other copy once the first finishes:
 // the notification reaches the losing copy's worker and is acknowledged after a round trip, so
 // that copy ends at finish + 2 x network delay (unless it ends sooner by itself) and its slot
@@ -332,7 +332,7 @@ void register_eirene_scheduler() {
       ParamSpec::number("starvation_cap", 5, 0, 1e9, "Eagle's SRPT starvation cap"),
   };
   register_scheduler(
-      {"eirene", "", "Zhou diss. ch. 4 (Eirene) [seed002 §6]",
+      {"eirene", "", "Zhou diss. ch. 4 (Eirene) [Zhou 2019, ch. 4]",
        "Eagle plus Coordinated Cold Data Migration (probe-triggered input migration, fast lane, 15 % speedup) and "
        "Scheduler-Aware Task Cloning (surplus probes clone running short tasks)",
        params},

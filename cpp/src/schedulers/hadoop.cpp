@@ -1,21 +1,21 @@
 // Hadoop 1's own task schedulers on typed map/reduce slots, heartbeat-driven:
 //   fifo     — JobQueueTaskScheduler with its load-factor cap, local-first map assignment, at
-//              most one off-switch map and one reduce per heartbeat [seed003 §3.2, seed004 §3.2,
-//              seed000 §1.4]
+//              most one off-switch map and one reduce per heartbeat [Sagar & Moni 2015, Fig. 10, Lim et al. 2015, §4.2.2,
+//              Wang 2017, §2.4]
 //   edf      — the same code with the job queue sorted by deadline (MRCP paper's EDF-Scheduler,
-//              seed004 §3.1-3.2: slowstart, load-factor cap, one reduce per heartbeat)
+//              Lim et al. 2015, §4.2: slowstart, load-factor cap, one reduce per heartbeat)
 //   edf_ideal — job-level EDF list scheduling with reduce gating, the sensitivity variant of
-//              seed004 §3.2 [I]: every free slot to the earliest-deadline job with a pending
+//              Lim et al. 2015, §4.2.2 [I]: every free slot to the earliest-deadline job with a pending
 //              task, no load-factor cap, no off-switch limit, reduces only once all their job's
 //              maps are done, as many reduces per heartbeat as there are free slots
 //   fair     — Fair Scheduler: pools with weights and min shares, FairShareComparator, separate
 //              map and reduce domains, CapBasedLoadManager, assignmultiple, delay scheduling
-//              [seed003 §2.3, §3.1; seed000 §1.4]
+//              [Sagar & Moni 2015, §II; Wang 2017, §2.4]
 //   capacity — queues with a capacity and a maximum capacity, FIFO inside a queue
-//              [seed000 §1.4, FRESH experiments §3.4.2.2]
-// Each takes the admission-control limit k of FRESH's experiments [seed000 §1.4, §2.4.1].
+//              [Wang 2017, §2.4, FRESH experiments §3.4.2.2]
+// Each takes the admission-control limit k of FRESH's experiments [Wang 2017, §2.4; §3.3.2.2–3.3.2.3].
 // fifo and fair also take strict_locality: launch node-local maps only, never a non-local one —
-// the FIFO-S and HFS-S baselines of the EAS paper (S-pull reading) [seed001 §4.2, §4.4].
+// the FIFO-S and HFS-S baselines of the EAS paper (S-pull reading) [Zhao et al. 2013, §5].
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -481,25 +481,25 @@ class CapacityScheduler : public Scheduler {
 
 void register_hadoop_schedulers() {
   register_scheduler(
-      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [seed003 §3.2, seed004 §3.2, seed000 §1.4]; strict_locality: FIFO-S [seed001 §4.2]",
+      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [Sagar & Moni 2015, Fig. 10, Lim et al. 2015, §4.2.2, Wang 2017, §2.4]; strict_locality: FIFO-S [Zhao et al. 2013, §5]",
        "FIFO job queue; local maps first, one off-switch map and one reduce per heartbeat, load-factor cap",
        {admission_param(),
         ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor"),
         strict_param()}},
       [](const Params& p) { return std::make_unique<FifoScheduler>(p, false); });
   register_scheduler(
-      {"edf", "", "EDF-Scheduler of the MRCP paper: Hadoop FIFO with the queue sorted by deadline [seed004 §3]",
+      {"edf", "", "EDF-Scheduler of the MRCP paper: Hadoop FIFO with the queue sorted by deadline [Lim et al. 2015, §4.2]",
        "JobQueueTaskScheduler with jobs ordered by earliest deadline (slowstart, one reduce per heartbeat)",
        {admission_param(),
         ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor")}},
       [](const Params& p) { return std::make_unique<FifoScheduler>(p, true); });
   register_scheduler(
-      {"edf_ideal", "", "EDF list scheduling with reduce gating, the sensitivity variant of the EDF-Scheduler [seed004 §3.2]",
+      {"edf_ideal", "", "EDF list scheduling with reduce gating, the sensitivity variant of the EDF-Scheduler [Lim et al. 2015, §4.2.2]",
        "every free slot to the earliest-deadline job; reduces only after all their job's maps; no load cap or per-heartbeat limits",
        {admission_param()}},
       [](const Params& p) { return std::make_unique<FifoScheduler>(p, true, true); });
   register_scheduler(
-      {"fair", "", "Hadoop 1.x Fair Scheduler with delay scheduling [seed003 §2.3, §3.1; seed000 §1.4]; strict_locality: HFS-S [seed001 §4.4]",
+      {"fair", "", "Hadoop 1.x Fair Scheduler with delay scheduling [Sagar & Moni 2015, §II; Wang 2017, §2.4]; strict_locality: HFS-S [Zhao et al. 2013, §5]",
        "pools (users) with weights and min shares; separate map and reduce fairness; delay scheduling",
        {admission_param(),
         ParamSpec::number("locality_delay", -1, -1, 1e6,
@@ -512,7 +512,7 @@ void register_hadoop_schedulers() {
         strict_param()}},
       [](const Params& p) { return std::make_unique<FairScheduler>(p); });
   register_scheduler(
-      {"capacity", "", "Hadoop 1.x Capacity Scheduler [seed000 §1.4; FRESH experiments §3.4.2.2]",
+      {"capacity", "", "Hadoop 1.x Capacity Scheduler [Wang 2017, §2.4; FRESH experiments §3.4.2.2]",
        "queues with guaranteed and maximum capacity, most under-served queue first, FIFO inside a queue",
        {admission_param(),
         ParamSpec::integer("queues", 0, 0, 100000,

@@ -1,5 +1,5 @@
 // Shared building blocks of the distributed and hybrid schedulers on the worker engine
-// [seed002.md §1-2; seed002-eagle-simulator.md]: batch sampling with late binding (Sparrow),
+// [Zhou 2019; the Hawk/Eagle simulator, epfl-labos/eagle@371b51f]: batch sampling with late binding (Sparrow),
 // centralized least-waiting-time placement of long jobs on the general partition (LWL), Hawk's
 // randomized work stealing, and Eagle's Succinct State Sharing, Sticky Batch Probing and SRPT
 // queues with a starvation cap. sparrow, hawk and eagle are configurations of HybridScheduler;

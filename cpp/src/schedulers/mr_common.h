@@ -1,10 +1,10 @@
 // Building blocks shared by the MapReduce-engine schedulers, written once:
-//   - AdmissionControl: FRESH's k-limited sets M (map phase), R (reduce phase), R' [seed000 §2.4.1]
-//   - DelayScheduling: Hadoop 1.x Fair Scheduler per-job locality wait [seed003 §3.1]
-//   - FairKey: Hadoop's FairShareComparator over pools or jobs [seed003 §2.3]
+//   - AdmissionControl: FRESH's k-limited sets M (map phase), R (reduce phase), R' [Wang 2017, §3.3.2.2–3.3.2.3]
+//   - DelayScheduling: Hadoop 1.x Fair Scheduler per-job locality wait [Sagar & Moni 2015, §II]
+//   - FairKey: Hadoop's FairShareComparator over pools or jobs [Sagar & Moni 2015, §II]
 //   - FairPools: the Fair Scheduler's pools (weights, min shares) and their fair ordering
-//   - hfs_load_cap: CapBasedLoadManager's per-tracker cap [seed003 §2.3, §3.3]
-//   - HadoopJobQueue: JobQueueTaskScheduler's queue, load-factor cap, map and reduce passes [seed003 §3.2]
+//   - hfs_load_cap: CapBasedLoadManager's per-tracker cap [Sagar & Moni 2015, §II]
+//   - HadoopJobQueue: JobQueueTaskScheduler's queue, load-factor cap, map and reduce passes [Sagar & Moni 2015, Fig. 10]
 //   - check_strict_locality: strict-locality schedulers need a replica on a map-slot node
 //   - parse_key_values: "a:1,b:2" parameter strings
 #pragma once
@@ -97,7 +97,7 @@ class AdmissionControl {
   std::deque<int32_t> waiting_, r_prime_;
 };
 
-// Hadoop 1.x Fair Scheduler delay scheduling [seed003 §3.1]. Per job: the level of its last map
+// Hadoop 1.x Fair Scheduler delay scheduling [Sagar & Moni 2015, §II]. Per job: the level of its last map
 // launch and how long it has been skipped for lack of a local task. Waits are integer
 // nanoseconds (Hadoop's are integer milliseconds): a job skipped at heartbeat after heartbeat
 // has waited exactly the time between the first and the last.
@@ -349,7 +349,7 @@ inline std::map<std::string, double> parse_key_values(const std::string& owner, 
   return out;
 }
 
-// CapBasedLoadManager [seed003 §2.3, §3.3]: a tracker may run at most
+// CapBasedLoadManager [Sagar & Moni 2015, §II]: a tracker may run at most
 // ceil(slots * min(1, max_diff + demand / total)) tasks of a type.
 inline int32_t hfs_load_cap(int32_t slots, double demand, int32_t total, double max_diff = 0) {
   if (total <= 0) return 0;
@@ -373,7 +373,7 @@ inline void check_strict_locality(const Sim& sim, const std::string& owner) {
   }
 }
 
-// Hadoop 1.2.1 JobQueueTaskScheduler [seed003 §3.2]: the job queue and its per-heartbeat rules,
+// Hadoop 1.2.1 JobQueueTaskScheduler [Sagar & Moni 2015, Fig. 10]: the job queue and its per-heartbeat rules,
 // shared by fifo / edf and DynamicMR's FIFO base. Jobs are kept in submission order (Hadoop
 // sorts by priority, then start time; the workload has no job priorities, so every job is
 // NORMAL), or by deadline, then submission order, for edf.
@@ -549,7 +549,7 @@ inline bool kill_reduce_blocking_lost_maps(Sim& sim, int32_t node, int map_slot_
 }
 
 // The Fair Scheduler's pools (one per workload user): weights, min shares, member jobs, and the
-// FairShareComparator order of pools and of jobs inside a pool [seed003 §2.3].
+// FairShareComparator order of pools and of jobs inside a pool [Sagar & Moni 2015, §II].
 class FairPools {
  public:
   FairPools() = default;

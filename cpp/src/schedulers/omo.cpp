@@ -1,5 +1,5 @@
 // OMO: optimising the map/reduce overlap with a good start (reduce) and a good finish (map)
-// (Wang dissertation ch. 4; spec seed000 §3), on one untyped slot pool (dynamic slots):
+// (Wang dissertation ch. 4; spec Wang 2017, ch. 4), on one untyped slot pool (dynamic slots):
 //   omo               — Algorithm 4.3.3: on every free slot, Lazy Start of a job's reduces
 //                       (Alg. 4.3.1) first, else Batch Finish of a job's maps (Alg. 4.3.2), else
 //                       Fair on total slots; fed by the slot-release-rate monitor of §4.3.1.
@@ -323,18 +323,18 @@ std::vector<ParamSpec> omo_params() {
 }  // namespace
 
 void register_omo_schedulers() {
-  register_scheduler({"omo", "", "OMO, Algorithm 4.3.3 (Lazy Start + Batch Finish + total-slot Fair) [seed000 §3; Wang diss. §4.3]",
+  register_scheduler({"omo", "", "OMO, Algorithm 4.3.3 (Lazy Start + Batch Finish + total-slot Fair) [Wang 2017, ch. 4; Wang diss. §4.3]",
                       "untyped slot pool; reduces start lazily from the slot-release rate, tail maps finish in a batch",
                       omo_params()},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, true, true); });
-  register_scheduler({"omo_lazy_start", "", "OMO with Lazy Start only (Alg. 4.3.1) [seed000 §3.3; Wang diss. §4.3.2]",
+  register_scheduler({"omo_lazy_start", "", "OMO with Lazy Start only (Alg. 4.3.1) [Wang 2017, §4.3.2; Wang diss. §4.3.2]",
                       "untyped slot pool; reduces start lazily, otherwise total-slot Fair", omo_params()},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, true, false); });
-  register_scheduler({"omo_batch_finish", "", "OMO with Batch Finish only (Alg. 4.3.2) [seed000 §3.4; Wang diss. §4.3.3]",
+  register_scheduler({"omo_batch_finish", "", "OMO with Batch Finish only (Alg. 4.3.2) [Wang 2017, §4.3.3; Wang diss. §4.3.3]",
                       "untyped slot pool; reduces after the map phase (slowstart 1), tail maps in a batch", omo_params()},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, false, true); });
   register_scheduler(
-      {"fair_total", "", "Fair on total (map + reduce) slots of a dynamic pool [seed000 §1.4, §3.5; Wang diss. §4.4.1]",
+      {"fair_total", "", "Fair on total (map + reduce) slots of a dynamic pool [Wang 2017, §2.4; §4.3.4, Algorithm 4.3.3; Wang diss. §4.4.1]",
        "untyped slot pool to the job holding the fewest slots; reduces gated by the engine's slowstart",
        {ParamSpec::integer("k", 0, 0, 1000000, "admission control: at most k jobs in map phase and k in reduce phase (0 = no limit)"),
         ParamSpec::choice("prefer", "reduce", {"reduce", "map"},

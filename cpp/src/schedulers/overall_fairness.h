@@ -1,4 +1,4 @@
-// FRESH's overall fairness [seed000 §2.3, Eq. 3.1]: at time T, each active job's resource
+// FRESH's overall fairness [Wang 2017, §3.3.2.1, Eq. 3.1]: at time T, each active job's resource
 // consumption rate r_i(T) = (slot-seconds its map and reduce attempts have used so far) /
 // (T - T_i), and F(T) = Jain's index of the r_i over the active jobs J'. Active = admitted
 // (T_i = the admission time of AdmissionControl: entry into the map set M, or the submission

@@ -1,5 +1,5 @@
 // Sparrow, Hawk and Eagle on the worker engine, with the public Hawk/Eagle simulator's
-// semantics [seed002.md §2.1-2.4; seed002-eagle-simulator.md "Short jobs", "Long jobs",
+// semantics [Zhou 2019, §2.2.1; the Hawk/Eagle simulator, epfl-labos/eagle@371b51f "Short jobs", "Long jobs",
 // "Hawk work stealing", "Eagle short-job placement", "Eagle SBP and SRPT"]:
 //   sparrow — batch sampling (max(ratio x tasks, min_probes) probes with replacement over all
 //             workers) and late binding for every job; FIFO queues; no partitions.
@@ -285,7 +285,7 @@ void HybridScheduler::on_idle(Sim& sim, int32_t w) {
   for (int64_t attempt = 0; attempt < cfg_.steal_attempts; ++attempt) {
     ++steal_tries_;
     const int32_t v = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
-    // a worker Dice's Elastic Sizing converted is not a victim (seed002 §9 item 14): the try is spent
+    // a worker Dice's Elastic Sizing converted is not a victim (Zhou 2019): the try is spent
     if (v == w || blacklisted(v)) continue;
     if (cfg_.steal_random) {
       // RANDOM rule (schedlab's reading; the simulator's is not used in the dissertation): from a
@@ -359,7 +359,7 @@ namespace {
 
 std::vector<ParamSpec> probe_params(int64_t min_probes) {
   return {
-      ParamSpec::number("probe_ratio", 2, 1e-9, 1e6, "probes per task of a job (batch sampling's d) [seed002 §1.2]"),
+      ParamSpec::number("probe_ratio", 2, 1e-9, 1e6, "probes per task of a job (batch sampling's d) [Zhou 2019, §2.2.1]"),
       ParamSpec::integer("min_probes", min_probes, 1, 1000000,
                          "minimum probes per short job (MIN_NR_PROBES: 2 in the simulator's Sparrow/Hawk examples, 20 in Eagle's)"),
   };
@@ -372,7 +372,7 @@ void register_hybrid_schedulers() {
     auto params = probe_params(2);
     params.push_back(ParamSpec::integer("min_probes_long", 2, 1, 1000000, "minimum probes per long job"));
     register_scheduler(
-        {"sparrow", "", "Ousterhout et al., SOSP'13, as run in the Hawk/Eagle simulator [seed002 §2.1; seed002-eagle-simulator]",
+        {"sparrow", "", "Ousterhout et al., SOSP'13, as run in the Hawk/Eagle simulator [Zhou 2019, §2.2.1; the Hawk/Eagle simulator, epfl-labos/eagle@371b51f]",
          "batch sampling and late binding for every job, FIFO worker queues, no partitions (ignores short_partition)",
          params},
         [](const Params& p) {
@@ -395,7 +395,7 @@ void register_hybrid_schedulers() {
                                        "(Hawk's, the default); 'random' = up to steal_limit randomly drawn short probes of a "
                                        "victim holding long work (schedlab's reading of the simulator's unused RANDOM rule)"));
     register_scheduler(
-        {"hawk", "", "Delgado et al., USENIX ATC'15, as run in the Hawk/Eagle simulator [seed002 §2.2-2.3; seed002-eagle-simulator]",
+        {"hawk", "", "Delgado et al., USENIX ATC'15, as run in the Hawk/Eagle simulator [Zhou 2019, §2.2.1; the Hawk/Eagle simulator, epfl-labos/eagle@371b51f]",
          "LWL-placed long jobs on the general partition, batch-sampled short jobs everywhere, randomized work stealing (ATC)",
          params},
         [](const Params& p) {
@@ -417,7 +417,7 @@ void register_hybrid_schedulers() {
     params.push_back(ParamSpec::number("starvation_cap", 5, 0, 1e9,
                                        "a short probe may be bypassed by at most cap x its job's task estimate (CAP)"));
     register_scheduler(
-        {"eagle", "", "Delgado et al., SoCC'16, as run in the Hawk/Eagle simulator [seed002 §2.4; seed002-eagle-simulator]",
+        {"eagle", "", "Delgado et al., SoCC'16, as run in the Hawk/Eagle simulator [Zhou 2019, §2.2.1–2.2.2; the Hawk/Eagle simulator, epfl-labos/eagle@371b51f]",
          "Hawk's partitions and LWL without stealing, plus Succinct State Sharing, Sticky Batch Probing and SRPT queues",
          params},
         [](const Params& p) {

@@ -1,4 +1,4 @@
-// YARN containers (Wang dissertation §2.3 and the OMO comparison §4.4.3.3; spec seed000 §1.2,
+// YARN containers (Wang dissertation §2.3 and the OMO comparison §4.4.3.3; spec Wang 2017,
 // §1.4, §3.6): the `yarn` scheduler. Nodes offer <vcores, memory>; each task asks for its own
 // <vcores, memory> container (the workload's vcores / memory columns; see
 // schedlab.mapreduce.with_containers); there are no typed slots.
@@ -180,7 +180,7 @@ class YarnScheduler : public Scheduler {
 
 void register_yarn_schedulers() {
   register_scheduler(
-      {"yarn", "", "Hadoop 2 YARN with MapReduce's reduce ramp-up [seed000 §1.4, §3.6; Wang diss. §2.3, §4.4.3.3]",
+      {"yarn", "", "Hadoop 2 YARN with MapReduce's reduce ramp-up [Wang 2017, §2.4; §4.4; Wang diss. §2.3, §4.4.3.3]",
        "<vcores, memory> containers, no typed slots; reduce requests ramped by slowstart and maxReduceRampupLimit",
        {ParamSpec::choice("ordering", "capacity", {"capacity", "fair"},
                           "ResourceManager order over jobs: CapacityScheduler's single queue in submission order (default) "

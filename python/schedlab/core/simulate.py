@@ -223,8 +223,7 @@ class Result:
         ``pNN_dag_completion_time`` over :attr:`dags`. ``by`` groups the job metrics by a job column
         (e.g. ``"class"``) and returns one row per group. ``percentile_method`` is NumPy's
         (``"linear"``, ``"nearest"``, ``"inverted_cdf"`` = nearest rank, ...); by default nearest
-        rank on the worker engine, as the hybrid-scheduler studies report percentiles (seed002 §9
-        item 5), and ``"linear"`` elsewhere."""
+        rank on the worker engine, as the hybrid-scheduler studies report percentiles (Zhou 2019), and ``"linear"`` elsewhere."""
         if percentile_method is None:
             percentile_method = "inverted_cdf" if getattr(self.scheduler, "engine", "mapreduce") == "worker" else "linear"
         jobs = self.jobs
@@ -270,7 +269,7 @@ class Result:
 
 def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
     """Failed and lost attempts, and speculative copies: how many, their fate, where they ran and
-    the time wasted in killed copies (eSplash's metric) [seed000 §4.6]."""
+    the time wasted in killed copies (eSplash's metric) [Wang 2017, §5.3]."""
     s = {}
     dur = (tasks["finish"] - tasks["start"]).to_numpy(float)
     status = tasks["status"]

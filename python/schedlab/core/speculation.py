@@ -3,14 +3,14 @@
 >>> sl.simulate(cluster, workload, "fair", speculation="late", speculation_params={"speculative_cap": 0.05})
 
 * ``hadoop`` — Hadoop 1.2.1's rule: slow-tracker test, per-job speculative cap, slow tasks by
-  progress rate, longest estimated time left first [seed003 §3.4].
+  progress rate, longest estimated time left first [Sagar & Moni 2015, §III].
 * ``yarn`` — YARN 2.7's default speculator, Eq. 5.1/5.2 (the eSplash dissertation calls it
-  "LATE") [seed000 §1.4].
+  "LATE") [Wang 2017, §2.4].
 * ``late`` — the original LATE paper: SpeculativeCap, SlowNodeThreshold, SlowTaskThreshold.
 * ``esplash`` — eSplash: node levels by clustering, per-level straggler detection, copies placed
-  by minimum level and expected saving, re-evaluation of waiting requests [seed000 §4.3-§4.5].
+  by minimum level and expected saving, re-evaluation of waiting requests [Wang 2017, §5.2.1; §5.2.3].
 * ``sepb`` — DynamicMR's Speculative Execution Performance Balancing over the Hadoop rule
-  [seed003 §4.5].
+  [Sagar & Moni 2015, §III].
 
 The engine offers each node's free slots to the speculator after the scheduler has assigned its
 pending tasks. ``Result.summary()`` reports ``speculative_attempts``, ``speculative_killed``,

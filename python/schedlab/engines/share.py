@@ -77,7 +77,7 @@ def share_table(result, column: str = "progress_share") -> pd.DataFrame:
 
 
 def progress_shares(result) -> pd.DataFrame:
-    """Progress share per user over time (time x user) [seed002 §7.2]."""
+    """Progress share per user over time (time x user) [Zhou 2019, §5.3.1, Eq. 5.1]."""
     return share_table(result, "progress_share")
 
 
@@ -107,7 +107,7 @@ def dispersion(result, start: float | None = None, end: float | None = None) -> 
 
 def delays(result, warmup: float = 0.0) -> pd.DataFrame:
     """Per job: queueing delay (arrival -> first task dispatched) and completion delay (arrival
-    -> last task done) [seed002 §7.6], dropping the first ``warmup`` fraction of jobs by arrival
+    -> last task done) [Zhou 2019, §5.4], dropping the first ``warmup`` fraction of jobs by arrival
     (the dissertation drops 10 %)."""
     j = result.jobs.sort_values("submit_time", kind="stable")
     j = j.iloc[int(round(warmup * len(j))):]

@@ -1,6 +1,6 @@
 """Distributed and hybrid schedulers on the worker engine (Sparrow, Hawk, Eagle, Dice, Eirene).
 
-Helpers for the experiments of the Dice/Eirene dissertation [seed002 §1-6] on the
+Helpers for the experiments of the Dice/Eirene dissertation [Zhou 2019] on the
 Hawk/Eagle simulator's traces:
 
 * :func:`preset` — per-trace engine options (cutoff, static short partition size);
@@ -27,7 +27,7 @@ from ..core.cluster import Cluster
 from ..core.workload import Workload
 
 #: Cutoffs (the simulator's values) and static short partitions (the short jobs' share of
-#: task-seconds) per trace [seed002 §1.1, §3], and Dice's MaxSPS [seed002 §5.4; Facebook by
+#: task-seconds) per trace [Zhou 2019, §2.2.1, §3.2, Fig. 2.3; Tables 3.2, 4.1, 4.4], and Dice's MaxSPS [Zhou 2019, §3.5; Facebook by
 #: the same +8 % rule, not run in the dissertation].
 PRESETS = {
     "yahoo": {"cutoff": 90.5811, "short_partition": 0.02, "max_short_partition": 0.10},
@@ -76,7 +76,7 @@ PERCENTILES = (50, 75, 90)
 
 
 def improvement(run, baseline, percentiles=PERCENTILES, by: str = "class") -> pd.DataFrame:
-    """Improvement of ``run`` over ``baseline`` as the dissertation defines it [seed002 §4]:
+    """Improvement of ``run`` over ``baseline`` as the dissertation defines it [Zhou 2019]:
     ``(1 - Pxx(run) / Pxx(baseline)) x 100`` per job class, so negative values are
     regressions (for long jobs, ``-improvement`` is the "cost"). Columns ``p50`` ... and the
     normalized latencies ``norm_p50`` ... (``Pxx(run) / Pxx(baseline)``)."""
@@ -106,7 +106,7 @@ def windows(result) -> pd.DataFrame:
 def short_wait_series(result, window: float = 60.0) -> pd.DataFrame:
     """Per window of ``window`` seconds (by task start): mean and max waiting time of short-job
     tasks (start - job submission), and per window of job submission the mean short-job ratio
-    (completion delay / mean task duration) of seed002 §4's Fig. 3.1."""
+    (completion delay / mean task duration) of Zhou 2019's Fig. 3.1."""
     jobs = result.jobs
     tasks = result.tasks
     first = tasks[~tasks["speculative"]].drop_duplicates("task_id")

@@ -1,5 +1,5 @@
 """The WordCount workloads of the MRCP paper (Lim, Majumdar, Ashwood-Smith, ICPE'15) and its
-cluster [seed004 §5.1-5.3, §6.2-6.3].
+cluster [Lim et al. 2015, §5.1.1].
 
 Jobs of type small (3 maps), medium (10 maps) or large (20 maps), one reduce each, or the mix
 (each type with probability 1/3), arrive as a Poisson process of rate ``rate`` jobs/s. Each job
@@ -12,7 +12,7 @@ the job's execution time without contention (§6.2, [I]):
   (the paper's 50 / 80 / 100 s with the calibrated task times);
 * ``"serial"`` — the sum of the job's task times (the "upper bound" reading).
 
-Task times are the calibration of seed004 §6.3 (small 25 + 25 s, medium 20 + 20 s, large 16 +
+Task times are the calibration of Lim et al. 2015 (small 25 + 25 s, medium 20 + 20 s, large 16 +
 20 s per map + reduce), kept in ``datasets/wordcount_icpe15.json``; estimates equal actual times
 (the paper's dry-run estimates), optionally perturbed by ``work_jitter``. Inputs are ~1 MB files,
 so the notebooks run with ``rack_local_factor=1.0`` (locality effects negligible).

@@ -94,7 +94,7 @@ register("dynamicmr_single", _single,
 
 
 def dynamicmr_cluster(map_slots: int = 6, reduce_slots: int = 6, nodes: int = 9) -> Cluster:
-    """DynamicMR's testbed (seed003 §6.1): 9 slaves of 12 slots in one rack; the map/reduce
+    """DynamicMR's testbed (Sagar & Moni 2015, §IV): 9 slaves of 12 slots in one rack; the map/reduce
     split per node is not given in the paper (6 + 6 by default)."""
     return Cluster(nodes=nodes, racks=1, map_slots=map_slots, reduce_slots=reduce_slots)
 
@@ -150,7 +150,7 @@ def run_sepb(batches=(5, 10, 20), percentages=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), se
 
 
 def run_dynamicmr(batches=(5, 10, 20), seeds=(0,)) -> pd.DataFrame:
-    """DynamicMR in full [seed003 §4.7]: DHSA + Slot PreScheduling (the ``dynamicmr`` scheduler)
+    """DynamicMR in full [Sagar & Moni 2015, §III]: DHSA + Slot PreScheduling (the ``dynamicmr`` scheduler)
     with SEPB (``speculation="sepb"``), against stock Hadoop (Fair with Hadoop's speculation) and
     DynamicMR with Hadoop's speculation instead of SEPB, on the SEPB setup above."""
     cl = sepb_cluster()

@@ -316,7 +316,7 @@ ESPLASH_BENCHMARKS = {
 }
 
 
-# The paper's numbers (text of §5.3; figures unavailable) [seed000 §4.6, §6 E2-E5]
+# The paper's numbers (text of §5.3; figures unavailable) [Wang 2017, §5.3]
 ESPLASH_PAPER = pd.DataFrame([
     ("no fault", "wasted time in killed copies (s)", 3536, 343, None),
     ("straggler at level 1", "increased makespan vs yarn", None, "-65.7%", "-76.7% vs none"),

@@ -23,7 +23,7 @@ from ..workloads.datasets import data_path, from_job_types, register
 
 def _eas_table1(seed: int = 0, replication: int = 3, placement: str = "random", map_machines: int | None = None,
                 arrival_window: float | None = None) -> Workload:
-    """EAS paper's Table 1 mix (seed001 §5.2): 50 jobs, uniform arrivals, blocks replicated
+    """EAS paper's Table 1 mix (Zhao et al. 2013): 50 jobs, uniform arrivals, blocks replicated
     ``replication`` times on the map machines (nodes 0 .. map_machines-1)."""
     with open(data_path("eas_table1.json")) as f:
         spec = json.load(f)

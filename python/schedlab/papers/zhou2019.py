@@ -32,14 +32,14 @@ from ..engines.share import eligible_nodes
 from ..engines.worker import PRESETS
 
 
-#: Micro-benchmark node types [seed002 §7.6, Table 5.3]: 4 types x 5 nodes, 4 cores, 4 GB each.
+#: Micro-benchmark node types [Zhou 2019, §5.4, Table 5.3]: 4 types x 5 nodes, 4 cores, 4 GB each.
 MICRO_PERFORMANCE = (1.0, 1.5, 2.0, 3.0)
 
 
 MICRO_PERFORMANCE_OPTION = ",".join(str(p) for p in MICRO_PERFORMANCE)
 
 
-#: Macro-benchmark performance types [seed002 §7.6]: 1.00, 1.25, ..., 3.25.
+#: Macro-benchmark performance types [Zhou 2019, §5.4]: 1.00, 1.25, ..., 3.25.
 MACRO_PERFORMANCE = tuple(1.0 + 0.25 * k for k in range(10))
 
 
@@ -48,7 +48,7 @@ MACRO_PERFORMANCE_OPTION = ",".join(str(p) for p in MACRO_PERFORMANCE)
 
 # --------------------------------------------------------------------------------- experiments
 def micro_cluster() -> Cluster:
-    """The micro-benchmark cluster [seed002 §7.6, Table 5.3]: 20 nodes, types 0..3 (performance
+    """The micro-benchmark cluster [Zhou 2019, §5.4, Table 5.3]: 20 nodes, types 0..3 (performance
     1, 1.5, 2, 3 via :data:`MICRO_PERFORMANCE_OPTION`), 5 nodes each, 4 cores and 4 GB per node."""
     return Cluster(nodes=20, racks=1, map_slots=4, reduce_slots=0, vcores=4.0, memory=4.0,
                    node_types=np.repeat(np.arange(4), 5))
@@ -73,10 +73,10 @@ def _jobs_frame(specs, cluster, rng, durations):
 
 
 def micro1_workload(seed: int = 0, durations: str = "exponential", cluster: Cluster | None = None) -> Workload:
-    """Micro-benchmark 1 [seed002 §7.6, Table 5.4]: 4 users with one job each (arrivals 0, 10,
+    """Micro-benchmark 1 [Zhou 2019, §5.4, Table 5.4]: 4 users with one job each (arrivals 0, 10,
     150, 150 s; 1000/150/100/100 tasks of <1 core, 1 GB>; mean task time on type 1 23.2, 18.3,
     21.3, 55.6 s; allowed types all / 2-4 / 3-4 / 4, i.e. node types 0-3 / 1-3 / 2-3 / 3).
-    Task durations are exponential with the given means (or constant) [seed002 §9.34]."""
+    Task durations are exponential with the given means (or constant) [Zhou 2019]."""
     cluster = cluster or micro_cluster()
     rng = np.random.default_rng(seed)
     specs = [("job1", 0, 1000, 23.2, None), ("job2", 10, 150, 18.3, [1, 2, 3]),
@@ -87,7 +87,7 @@ def micro1_workload(seed: int = 0, durations: str = "exponential", cluster: Clus
 
 def micro2_workload(seed: int = 0, durations: str = "exponential", tasks_per_job: int = 1000,
                     cluster: Cluster | None = None) -> Workload:
-    """Micro-benchmark 2 [seed002 §7.6, Table 5.5]: 4 users, one job each, all at time 0, 1000
+    """Micro-benchmark 2 [Zhou 2019, §5.4, Table 5.5]: 4 users, one job each, all at time 0, 1000
     tasks of <1 core, 1 GB> with mean 2 s on type 1; jobs 1-3 run anywhere, job 4 only on type 4
     (node type 3) — a user claiming a false constraint to get the fast nodes."""
     cluster = cluster or micro_cluster()
@@ -103,10 +103,10 @@ MACRO_ATTRIBUTES = {"attr_a": 0.85, "attr_b": 0.65, "attr_c": 0.5, "attr_d": 0.3
 
 
 def macro_cluster(seed: int = 0, nodes: int = 100) -> tuple[Cluster, pd.DataFrame]:
-    """The 100-node macro-benchmark cluster [seed002 §7.6] and its node-attribute table.
+    """The 100-node macro-benchmark cluster [Zhou 2019, §5.4] and its node-attribute table.
 
     Ten performance types 1.00..3.25 (:data:`MACRO_PERFORMANCE_OPTION`), ``nodes / 10`` nodes each
-    [seed002 §9.37 default]. The dissertation samples cores and memory from the Google machine
+    [Zhou 2019 default]. The dissertation samples cores and memory from the Google machine
     table, which is not among the shared traces; this stand-in draws normalized CPU capacity
     from {0.25, 0.5, 1} (p = 0.05, 0.8, 0.15) x 32 cores and normalized memory from
     {0.25, 0.5, 0.75, 1} (p = 0.3, 0.5, 0.1, 0.1) x 128 GB, the shape of the Google machine
@@ -140,7 +140,7 @@ def _alibaba_tasks(path) -> pd.DataFrame:
 def macro_workload(cluster: Cluster, attrs: pd.DataFrame, seed: int = 0, *, jobs: int = 2888, span: float = 5000.0,
                    trace: str | pathlib.Path | None = None, max_tasks: int = 60, max_work: float = 3000.0,
                    unconstrained: float = 0.18, memory_scale: float = 128.0) -> Workload:
-    """The macro-benchmark workload [seed002 §7.6]: ``jobs`` jobs (one user each) over ``span`` s.
+    """The macro-benchmark workload [Zhou 2019, §5.4]: ``jobs`` jobs (one user each) over ``span`` s.
 
     From the Alibaba 2017 batch task table (``trace``, e.g. ``../shared/traces/alibaba2017/
     batch_task.csv``): each terminated task row is one job; ``jobs`` rows are drawn (seeded)
@@ -155,7 +155,7 @@ def macro_workload(cluster: Cluster, attrs: pd.DataFrame, seed: int = 0, *, jobs
     terminated-task quantiles), task counts capped at ``max_tasks``, 0.5 or 1 core
     (p = 0.6, 0.4) and lognormal memory (median 0.7 GB).
 
-    Constraints, after Sharma et al. (SoCC'11) as the dissertation says [seed002 §7.6, §9.37]: a
+    Constraints, after Sharma et al. (SoCC'11) as the dissertation says [Zhou 2019, §5.4]: a
     fraction ``unconstrained`` (18 %) of jobs may run anywhere; every other job requires one
     (p = 0.7) or two node attributes of :data:`MACRO_ATTRIBUTES`, drawn in proportion to their
     prevalence, and may run on the nodes having all of them (redrawn until some eligible node
@@ -217,7 +217,7 @@ def macro_workload(cluster: Cluster, attrs: pd.DataFrame, seed: int = 0, *, jobs
 
 # ------------------------------------------------------------------------------ offline Eunomia
 def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
-    """H[u, m] = min_r floor(A[m, r] / D[u, r]) over the resources u demands [seed002 §9.32]."""
+    """H[u, m] = min_r floor(A[m, r] / D[u, r]) over the resources u demands [Zhou 2019]."""
     A = np.asarray(capacity, float)
     D = np.asarray(demand, float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -231,7 +231,7 @@ def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
 def offline_eunomia(capacity, demand, eligible, performance, weights=None, tasks=None, *, freeze: str = "progress",
                     integral: bool = False, tol: float = 1e-7) -> dict:
     """Offline Eunomia: max-min progress shares by progressive filling with linear programs
-    [seed002 §7.3, Algorithm 1 with the printed defects fixed, §9.38].
+    [Zhou 2019, Algorithm 1, Algorithm 1 with the printed defects fixed, §9.38].
 
     ``capacity``: M x R node capacities; ``demand``: N x R per-task demands; ``eligible``: N x M
     0/1 constraints; ``performance``: N x M (or M) normalized performance; ``weights``: N
@@ -349,7 +349,7 @@ def offline_eunomia(capacity, demand, eligible, performance, weights=None, tasks
     return {"T": T, "share": share, "rounds": rounds}
 
 
-#: Cluster sizes of the dissertation's experiments [seed002 §5.5 (Dice), §6.5 (Eirene)].
+#: Cluster sizes of the dissertation's experiments [Zhou 2019, §3.3.3, §3.4.3, §3.6 (Dice), §6.5 (Eirene)].
 CLUSTER_SIZES = {
     "dice": {"yahoo": [3000, 4000, 5000], "cloudera": [11000, 12000, 13000], "google": [11000, 12000, 13000]},
     "eirene": {"yahoo": [3500, 4000, 4500, 5000], "cloudera": [13000, 13500, 14000, 14500],

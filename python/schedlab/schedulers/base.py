@@ -146,7 +146,7 @@ class Scheduler:
 
 class FifoInPython(Scheduler):
     """Hadoop 1.2.1's JobQueueTaskScheduler written in Python: the same decisions as the
-    built-in ``fifo`` (seed004 §3.2) — load-factor cap, node/rack-local maps first with at most
+    built-in ``fifo`` (Lim et al. 2015, §4.2.2) — load-factor cap, node/rack-local maps first with at most
     one off-switch map per heartbeat, at most one reduce per heartbeat after slowstart. It is
     the reference example of this interface and reproduces ``fifo``'s schedule exactly."""
 

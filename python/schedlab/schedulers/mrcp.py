@@ -1,8 +1,8 @@
 """``mrcp``: the CP-Scheduler of Lim, Majumdar and Ashwood-Smith (ICPE'15), which re-solves the
 MRCP constraint-programming model of matchmaking and scheduling whenever a job arrives and
-dispatches each node's free slots from its own planned task lists (seed004 §1.4, §2, §2.6).
+dispatches each node's free slots from its own planned task lists (Lim et al. 2015, §4.4; §3, Table 1; §4.4, Tables 2–4).
 
-The model (seed004 §2.2-2.4, Table 1) is solved with OR-Tools CP-SAT (seed004 §7: the optional
+The model (Lim et al. 2015, §3, Table 1, Table 1) is solved with OR-Tools CP-SAT (Lim et al. 2015: the optional
 extra ``schedlab[cp]``), written as a scheduler in Python on the MapReduce engine's Python
 interface:
 
@@ -346,7 +346,7 @@ class MRCP(Scheduler):
     See the module documentation for the model and the control loop."""
 
     name = "mrcp"
-    citation = "Lim, Majumdar, Ashwood-Smith, ICPE'15: MRCP model and CP-Scheduler [seed004 §1.4, §2, §2.6, §7]"
+    citation = "Lim, Majumdar, Ashwood-Smith, ICPE'15: MRCP model and CP-Scheduler [Lim et al. 2015, §4.4; §3, Table 1; §4.4, Tables 2–4]"
     summary = ("constraint-programming matchmaking and scheduling for deadlines (CP-SAT), re-solved at each job "
                "arrival; per-node planned lists; reduces after all their job's maps")
     param_specs = [
