@@ -1,7 +1,7 @@
 """The golden configurations: small runs of every scheduler, under every speculator, with faults
 and engine options, whose jobs and tasks tables are pinned by hash in ``schedules.json``.
 
-A change that moves any of these schedules fails ``tests/python/test_golden_schedules.py``.
+A change that moves any of these schedules fails ``tests/python/core/test_golden_schedules.py``.
 When the change is meant, regenerate the hashes with ``python tests/golden/regenerate.py`` and give
 the reason in the commit message.
 """

@@ -9,7 +9,7 @@
 //
 // Share bookkeeping, per user u (W_u its weight; a user's jobs may differ in demand, so the
 // denominators are per job j and each running task contributes its own term):
-//   H_{j,m}          = min_r floor(A_{m,r} / D_{j,r})          tasks of j node m holds alone [§9.32]
+//   H_{j,m}          = min_r floor(A_{m,r} / D_{j,r})          tasks of j node m holds alone
 //   task share       = sum over running tasks of 1 / (W_u * sum_m H_{j,m})               (TSF)
 //   progress share   = sum over running tasks on m of P_{u,m} / (W_u * sum_m H_{j,m} P_{u,m})
 //   dominant share   = max_r (sum of u's allocated r) / (sum_m A_{m,r}) / W_u       (DRF, DRFH)

@@ -5,7 +5,7 @@
 // instant are submitted first and served by one pass), task end (a pass over the
 // task's node), sampling of the share series. A pass repeatedly serves the lowest-share user
 // that has a pending task fitting one of the pass's candidate nodes and launches its oldest
-// job's next task there, until no user has a task that fits [§7.4 steps 1-2, §9.35]. A user whose
+// job's next task there, until no user has a task that fits [Zhou 2019, §5.3.2]. A user whose
 // tasks fit nowhere in the pass is skipped for the rest of it (free resources only shrink).
 #include "schedlab/interrupt.h"
 #include "schedlab/share.h"

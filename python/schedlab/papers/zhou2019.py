@@ -231,7 +231,7 @@ def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
 def offline_eunomia(capacity, demand, eligible, performance, weights=None, tasks=None, *, freeze: str = "progress",
                     integral: bool = False, tol: float = 1e-7) -> dict:
     """Offline Eunomia: max-min progress shares by progressive filling with linear programs
-    [Zhou 2019, Algorithm 1, Algorithm 1 with the printed defects fixed, §9.38].
+    [Zhou 2019, Algorithm 1, with its printed defects fixed].
 
     ``capacity``: M x R node capacities; ``demand``: N x R per-task demands; ``eligible``: N x M
     0/1 constraints; ``performance``: N x M (or M) normalized performance; ``weights``: N

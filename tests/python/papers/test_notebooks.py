@@ -23,7 +23,7 @@ def test_notebook_is_stored_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_with_small_parameters(path, tmp_path):
-    own = [t.name for t in sorted((REPO / "tests" / "python").glob("test_*.py"))
+    own = [t.name for t in sorted((REPO / "tests" / "python").rglob("test_*.py"))
            if t.name != pathlib.Path(__file__).name and path.name in t.read_text(errors="replace")]
     if own:
         pytest.skip(f"{path.name} is executed by {', '.join(own)}")

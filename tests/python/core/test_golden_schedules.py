@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-GOLDEN_DIR = pathlib.Path(__file__).resolve().parents[2] / "tests" / "golden"
+GOLDEN_DIR = pathlib.Path(__file__).resolve().parents[3] / "tests" / "golden"
 sys.path.insert(0, str(GOLDEN_DIR))
 from configurations import GOLDEN_FILE, configurations, fingerprint  # noqa: E402
 
