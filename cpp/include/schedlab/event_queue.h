@@ -40,6 +40,19 @@ class EventQueue {
     if (lane_size_ == lane_.size()) grow_lane();
     lane_at(lane_size_++) = s;
   }
+  // push_ordered()'s order with push_later()'s lane: for an event whose (time, order) is usually
+  // no earlier than that of the last event pushed this way (e.g. every event of one class pushed
+  // a fixed delay after the current time). One that is earlier goes to the heap, so the order is
+  // push_ordered()'s in every case.
+  void push_ordered_later(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
+    const Slot s{order_bits(time), (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b};
+    if (lane_size_ > 0 && key(s) < key(lane_at(lane_size_ - 1))) {
+      push_slot(s);
+      return;
+    }
+    if (lane_size_ == lane_.size()) grow_lane();
+    lane_at(lane_size_++) = s;
+  }
   bool empty() const { return heap_.empty() && lane_size_ == 0; }
   size_t size() const { return heap_.size() + lane_size_; }
   Event top() const { return event(lane_first() ? lane_[lane_head_] : heap_.front()); }

@@ -141,17 +141,15 @@ class Sim {
   int32_t first_general() const { return first_general_; }  // workers [0, first_general) are short-only
   int32_t worker_node(int32_t w) const { return worker_node_[w]; }
   const WorkerState& worker(int32_t w) const { return workers_[w]; }
-  bool has_long_work(int32_t w) const {
-    const WorkerState& s = workers_[w];
-    return s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
-  }
+  // Whether worker w runs, queues or holds suspended long work.
+  bool has_long_work(int32_t w) const { return long_work_[w] != 0; }
   bool is_long(int32_t job) const { return job_long_[job] != 0; }
-  double est(int32_t job) const { return job_est_[job]; }  // estimated duration of each task of the job
+  double est(int32_t job) const { return job_srpt_[job].est; }  // estimated duration of each task of the job
   double duration(int32_t task) const { return dur_[task]; }  // actual (truncated) duration
   int64_t task_begin(int32_t job) const { return wl_.task_begin[job]; }
   int32_t n_tasks(int32_t job) const { return static_cast<int32_t>(wl_.task_begin[job + 1] - wl_.task_begin[job]); }
   int32_t unlaunched(int32_t job) const { return n_tasks(job) - job_launched_[job]; }
-  double remaining(int32_t job) const { return job_remaining_[job]; }  // SRPT: -1 once nothing is left
+  double remaining(int32_t job) const { return job_srpt_[job].remaining; }  // SRPT: -1 once nothing is left
   double submit(int32_t job) const { return submit_[job]; }
   TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
   int32_t task_copies(int32_t t) const { return task_copies_[t]; }  // copies ever launched (clones)
@@ -223,13 +221,24 @@ class Sim {
   int32_t first_general_ = 0;
   std::vector<int32_t> worker_node_, worker_slot_, node_first_worker_;
   std::vector<WorkerState> workers_;
+  // has_long_work per worker, kept apart from the worker records: Eagle's probing reads it for
+  // every probe, on random workers (one byte each instead of a record's cache line)
+  std::vector<uint8_t> long_work_;
+  void refresh_long_work(int32_t w) {
+    const WorkerState& s = workers_[w];
+    long_work_[w] = s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
+  }
   std::vector<Probe> pool_;
   std::vector<int32_t> free_probes_;
   std::vector<Delivery> deliveries_;
   std::vector<int32_t> free_deliveries_;
 
   // jobs
-  std::vector<double> submit_, job_est_, job_remaining_;
+  std::vector<double> submit_;
+  struct JobSrpt {
+    double remaining, est;  // read together by an SRPT pick: one cache line
+  };
+  std::vector<JobSrpt> job_srpt_;
   std::vector<uint8_t> job_long_;
   std::vector<int32_t> job_launched_, job_done_;
   mutable std::vector<int64_t> job_cursor_;

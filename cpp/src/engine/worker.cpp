@@ -127,12 +127,12 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   const int32_t n_general = static_cast<int32_t>(std::floor(W * (1.0 - opt_.short_partition) + 1e-9));
   first_general_ = W - std::max(n_general, 0);
   workers_.assign(W, WorkerState{});
+  long_work_.assign(W, 0);
 
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
   submit_ = wl_.submit_time;
-  job_est_.resize(nj);
+  job_srpt_.resize(nj);
   job_long_.resize(nj);
-  job_remaining_.resize(nj);
   job_launched_.assign(nj, 0);
   job_done_.assign(nj, 0);
   job_cursor_.resize(nj);
@@ -149,8 +149,8 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     double est = mean;
     if (opt_.estimation == Estimation::Constant) est = mean * (1.0 + opt_.estimate_error);
     else if (opt_.estimation == Estimation::Random) est = mean * est_rng.uniform(1.0 - opt_.estimate_error, 1.0 + opt_.estimate_error);
-    job_est_[j] = std::max(est, 0.0);
-    job_remaining_[j] = job_est_[j] * double(e - b);
+    job_srpt_[j].est = std::max(est, 0.0);
+    job_srpt_[j].remaining = job_srpt_[j].est * double(e - b);
     job_cursor_[j] = b;
   }
   task_state_.assign(nt, kTaskUnlaunched);
@@ -192,7 +192,10 @@ void Sim::append(int32_t w, int32_t p) {
   if (s.tail >= 0) pool_[s.tail].next = p; else s.head = p;
   s.tail = p;
   s.qlen++;
-  if (pr.flags & kProbeLong) s.qlong++;
+  if (pr.flags & kProbeLong) {
+    s.qlong++;
+    long_work_[w] = 1;
+  }
 }
 
 void Sim::unlink(int32_t w, int32_t p) {
@@ -202,7 +205,10 @@ void Sim::unlink(int32_t w, int32_t p) {
   if (pr.next >= 0) pool_[pr.next].prev = pr.prev; else s.tail = pr.prev;
   pr.next = pr.prev = -1;
   s.qlen--;
-  if (pr.flags & kProbeLong) s.qlong--;
+  if (pr.flags & kProbeLong) {
+    s.qlong--;
+    refresh_long_work(w);
+  }
 }
 
 void Sim::drop_probe(int32_t w, int32_t p) {
@@ -293,6 +299,7 @@ void Sim::serve(int32_t w) {
   const int32_t job = pool_[p].job;
   set_busy(w, true);
   s.exec_long = job_long_[job];
+  refresh_long_work(w);
   if (s.exec_long) {
     s.long_start = now_;
     s.long_job = job;
@@ -303,7 +310,7 @@ void Sim::serve(int32_t w) {
     // no-op reply: the probe is discarded, the slot frees after the round trip
     drop_probe(w, p);
     ++noops_;
-    q_.push_ordered(now_ + 2.0 * opt_.network_delay, kRankNoop, kNoop, static_cast<uint32_t>(w));
+    q_.push_ordered_later(now_ + 2.0 * opt_.network_delay, kRankNoop, kNoop, static_cast<uint32_t>(w));
     return;
   }
   launch(w, p, task, clone);
@@ -337,7 +344,7 @@ void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
   }
   q_.push_ordered(d + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
   if (!clone && sched_.tracks_remaining())
-    q_.push_ordered(t0, kRankUpdate, kUpdate, static_cast<uint32_t>(job));
+    q_.push_ordered_later(t0, kRankUpdate, kUpdate, static_cast<uint32_t>(job));
   sched_.on_launch(*this, w, a);
 }
 
@@ -356,6 +363,7 @@ bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume
   if (task_susp_[task] < 255) task_susp_[task]++;
   s.attempt = -1;
   s.suspended_task = task;
+  long_work_[w] = 1;
   s.resume_due = 0;
   s.resume_delay = resume_delay;
   ++s.suspend_gen;
@@ -372,6 +380,7 @@ void Sim::resume(int32_t w) {
   const int32_t job = wl_.task_job[task];
   set_busy(w, true);
   s.exec_long = 1;
+  long_work_[w] = 1;
   s.long_start = now_;
   s.long_job = job;
   const double t0 = now_ + s.resume_delay;
@@ -379,6 +388,7 @@ void Sim::resume(int32_t w) {
   att_extra("resumed")[a] = 1.0;
   s.attempt = a;
   s.suspended_task = -1;
+  refresh_long_work(w);
   s.resume_due = 0;
   ++s.suspend_gen;
   task_state_[task] = kTaskRunning;
@@ -390,6 +400,7 @@ void Sim::free_slot(int32_t w) {
   WorkerState& s = workers_[w];
   set_busy(w, false);
   s.exec_long = 0;
+  refresh_long_work(w);
   s.long_job = -1;
   serve(w);
   if (!s.busy && s.qlen == 0 && s.suspended_task < 0) sched_.on_idle(*this, w);
@@ -495,8 +506,8 @@ SimResult Sim::run() {
       case kNoop: free_slot(static_cast<int32_t>(e.a)); break;
       case kUpdate: {
         const int32_t j = static_cast<int32_t>(e.a);
-        if (unlaunched(j) == 0) job_remaining_[j] = -1;
-        else job_remaining_[j] -= job_est_[j];
+        if (unlaunched(j) == 0) job_srpt_[j].remaining = -1;
+        else job_srpt_[j].remaining -= job_srpt_[j].est;
         break;
       }
       case kTimer: sched_.on_timer(*this, e.a, e.b); break;
@@ -528,7 +539,7 @@ SimResult Sim::run() {
   est.resize(nj);
   for (size_t j = 0; j < nj; ++j) {
     cls[j] = job_long_[j];
-    est[j] = job_est_[j];
+    est[j] = job_srpt_[j].est;
   }
   const size_t na = r.att_task.size();
   // Attempts still running: at a time limit they have no finish yet. When the run ends with its

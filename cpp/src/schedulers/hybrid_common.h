@@ -60,13 +60,36 @@ class HybridScheduler : public Scheduler {
   std::vector<uint64_t> bitmap_, empty_;
   // general workers that receive no new long task (Dice's Elastic Sizing); all clear otherwise
   std::vector<uint64_t> blacklist_;
-  // Eagle: each worker's copy of the bitmap, taken when a long probe reaches it
-  std::vector<std::vector<uint64_t>> snapshot_;
+  // Eagle: each worker's copy of the bitmap, taken when a long probe reaches it. Copies are
+  // shared and never change: a worker holds the id of one, and a new copy is made only when the
+  // bitmap changed since the last. Round 2 works out a copy's running counts of clear general
+  // workers once, on first use.
+  struct BitmapCopy {
+    std::vector<uint64_t> bits;
+    std::vector<int64_t> clear_prefix;  // empty until first used
+    int64_t refs = 0;
+  };
+  std::vector<BitmapCopy> copies_;
+  std::vector<int32_t> free_copies_;
+  std::vector<int32_t> snap_copy_;   // per worker: its copy, -1 if none
   std::vector<double> snap_time_;
+  int32_t current_copy_ = -1;        // a copy equal to the bitmap as it is now, -1 if none
+  std::vector<int64_t> no_copy_prefix_;  // round 2's counts when no probed worker holds a copy
+  void bitmap_changed() {
+    release_copy(current_copy_);
+    current_copy_ = -1;
+  }
+  void release_copy(int32_t c) {
+    if (c >= 0 && --copies_[c].refs == 0) {
+      copies_[c].clear_prefix.clear();
+      free_copies_.push_back(c);
+    }
+  }
+  uint64_t general_mask(size_t word) const;
+  const std::vector<int64_t>& clear_prefix(int32_t copy);
   // scratch (reused, no allocation per event once warm)
   std::vector<int32_t> targets_, round2_, empties_;
   std::vector<std::pair<double, int32_t>> heap_;
-  std::vector<int64_t> clear_prefix_;
   // counters
   double stolen_ = 0, steal_tries_ = 0, steals_ = 0, sticky_ = 0;
   double r1_probes_ = 0, r1_rejected_ = 0, r2_probes_ = 0, r2_rejected_ = 0, fallback_ = 0, lwl_jobs_ = 0,

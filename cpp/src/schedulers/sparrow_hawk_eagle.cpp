@@ -44,9 +44,32 @@ void HybridScheduler::init(Sim& sim) {
   blacklist_.assign(words, 0);
   for (int32_t w = first_general_; w < W_; ++w) set_bit(empty_, w);
   if (cfg_.sss) {
-    snapshot_.assign(W_, {});
+    snap_copy_.assign(W_, -1);
     snap_time_.assign(W_, -1.0);
   }
+}
+
+// The general workers among those of bitmap word `word`.
+uint64_t HybridScheduler::general_mask(size_t word) const {
+  uint64_t general = ~0ULL;
+  const int64_t lo = int64_t(word) * 64;
+  if (lo < first_general_) general = first_general_ - lo >= 64 ? 0 : general << (first_general_ - lo);
+  if (lo + 64 > W_) general &= W_ - lo >= 64 ? ~0ULL : ((1ULL << (W_ - lo)) - 1);
+  return general;
+}
+
+// Running counts, word by word, of the general workers clear in bitmap copy `copy` (-1: no copy,
+// every general worker counts as clear).
+const std::vector<int64_t>& HybridScheduler::clear_prefix(int32_t copy) {
+  std::vector<int64_t>& prefix = copy >= 0 ? copies_[copy].clear_prefix : no_copy_prefix_;
+  if (!prefix.empty()) return prefix;
+  const size_t words = bitmap_.size();
+  prefix.assign(words + 1, 0);
+  for (size_t k = 0; k < words; ++k) {
+    const uint64_t clear = general_mask(k) & ~(copy >= 0 ? copies_[copy].bits[k] : 0ULL);
+    prefix[k + 1] = prefix[k] + __builtin_popcountll(clear);
+  }
+  return prefix;
 }
 
 int64_t HybridScheduler::n_probes(Sim& sim, int32_t job, int64_t minimum) const {
@@ -99,18 +122,9 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
   if (missing == 0) return;
 
   // round 2: the short partition plus the general workers clear in the freshest bitmap copy
-  const std::vector<uint64_t>* snap = fresh >= 0 ? &snapshot_[fresh] : nullptr;
-  const size_t words = bitmap_.size();
-  clear_prefix_.assign(words + 1, 0);
-  for (size_t k = 0; k < words; ++k) {
-    uint64_t general = ~0ULL;
-    const int64_t lo = int64_t(k) * 64;
-    if (lo < first_general_) general = first_general_ - lo >= 64 ? 0 : general << (first_general_ - lo);
-    if (lo + 64 > W_) general &= W_ - lo >= 64 ? ~0ULL : ((1ULL << (W_ - lo)) - 1);
-    const uint64_t clear = general & ~(snap ? (*snap)[k] : 0ULL);
-    clear_prefix_[k + 1] = clear_prefix_[k] + __builtin_popcountll(clear);
-  }
-  const int64_t candidates = first_general_ + clear_prefix_[words];
+  const int32_t copy = fresh >= 0 ? snap_copy_[fresh] : -1;
+  const std::vector<int64_t>& prefix = clear_prefix(copy);
+  const int64_t candidates = first_general_ + prefix.back();
   round2_.clear();
   int64_t missing2 = 0;
   for (int64_t i = 0; i < missing; ++i) {
@@ -121,14 +135,10 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
     } else {
       // the (r - first_general)-th clear general bit
       const int64_t k = r - first_general_;
-      const size_t word = std::upper_bound(clear_prefix_.begin(), clear_prefix_.end(), k) - clear_prefix_.begin() - 1;
-      int64_t lo = int64_t(word) * 64;
-      uint64_t general = ~0ULL;
-      if (lo < first_general_) general = first_general_ - lo >= 64 ? 0 : general << (first_general_ - lo);
-      if (lo + 64 > W_) general &= W_ - lo >= 64 ? ~0ULL : ((1ULL << (W_ - lo)) - 1);
-      uint64_t clear = general & ~(snap ? (*snap)[word] : 0ULL);
-      for (int64_t skip = k - clear_prefix_[word]; skip > 0; --skip) clear &= clear - 1;
-      w = static_cast<int32_t>(lo + __builtin_ctzll(clear));
+      const size_t word = std::upper_bound(prefix.begin(), prefix.end(), k) - prefix.begin() - 1;
+      uint64_t clear = general_mask(word) & ~(copy >= 0 ? copies_[copy].bits[word] : 0ULL);
+      for (int64_t skip = k - prefix[word]; skip > 0; --skip) clear &= clear - 1;
+      w = static_cast<int32_t>(int64_t(word) * 64 + __builtin_ctzll(clear));
     }
     if (sim.has_long_work(w)) ++missing2;
     else round2_.push_back(w);
@@ -182,8 +192,15 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     if (heap_.empty())  // every general worker is blacklisted: the blacklist is ignored
       for (int32_t w = first_general_; w < W_; ++w) heap_.emplace_back(qlen_[w], w);
     auto cmp = std::greater<std::pair<double, int32_t>>();
-    std::make_heap(heap_.begin(), heap_.end(), cmp);
     int32_t left = T - static_cast<int32_t>(empties_.size());
+    // Only the `left` first entries in (waiting time, id) order can get a task: each pop hands out
+    // at least one, and an entry is popped only after every entry before it. The others are
+    // dropped before the heap is built.
+    if (heap_.size() > static_cast<size_t>(left)) {
+      std::nth_element(heap_.begin(), heap_.begin() + left, heap_.end(), std::less<std::pair<double, int32_t>>());
+      heap_.resize(left);
+    }
+    std::make_heap(heap_.begin(), heap_.end(), cmp);
     while (left > 0) {
       std::pop_heap(heap_.begin(), heap_.end(), cmp);
       auto [v, w] = heap_.back();
@@ -202,12 +219,27 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     set_bit(bitmap_, w);
     clear_bit(empty_, w);
   }
+  if (!targets_.empty()) bitmap_changed();
   sim.send_probes(job, targets_.data(), targets_.size(), sim.delay());
 }
 
 void HybridScheduler::on_probe_arrival(Sim& sim, int32_t w, int32_t p) {
   if (cfg_.sss && (sim.probe(p).flags & kProbeLong)) {
-    snapshot_[w] = bitmap_;  // the worker's copy of the centralized scheduler's bitmap
+    // the worker's copy of the centralized scheduler's bitmap (shared while the bitmap is unchanged)
+    if (current_copy_ < 0) {
+      if (free_copies_.empty()) {
+        current_copy_ = static_cast<int32_t>(copies_.size());
+        copies_.emplace_back();
+      } else {
+        current_copy_ = free_copies_.back();
+        free_copies_.pop_back();
+      }
+      copies_[current_copy_].bits = bitmap_;
+      copies_[current_copy_].refs = 1;  // held by current_copy_
+    }
+    release_copy(snap_copy_[w]);
+    snap_copy_[w] = current_copy_;
+    ++copies_[current_copy_].refs;
     snap_time_[w] = sim.now();
   }
 }
@@ -220,6 +252,7 @@ void HybridScheduler::on_task_end(Sim& sim, int32_t w, int64_t a, bool first) {
   if (qlen_[w] <= 1e-9 * std::max(1.0, sim.est(job))) {
     qlen_[w] = 0;
     clear_bit(bitmap_, w);
+    bitmap_changed();
     if (w >= first_general_) set_bit(empty_, w);
   }
 }
