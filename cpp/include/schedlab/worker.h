@@ -68,7 +68,8 @@ struct Probe {
   double acc;  // accumulated delay from probes that bypassed it (Eagle's starvation cap)
 };
 
-struct WorkerState {
+// A worker's state, one cache line (what a suspended task needs to resume lives apart, in Sim).
+struct alignas(64) WorkerState {
   int32_t head = -1, tail = -1;
   int32_t qlen = 0;
   int32_t qlong = 0;            // long probes queued
@@ -80,9 +81,6 @@ struct WorkerState {
   uint8_t exec_long = 0;        // the slot was taken for a long probe ("executing_big")
   uint8_t resume_due = 0;       // the suspension timer of the suspended task expired
   int32_t suspended_task = -1;  // a long task suspended on this worker
-  double suspended_remaining = 0;
-  double resume_delay = 0;
-  uint64_t suspend_gen = 0;
 };
 
 // Window statistics handed to the scheduler at the end of each window.
@@ -204,7 +202,8 @@ class Sim {
   void deliver(int32_t d);
   void set_busy(int32_t w, bool busy);
   void close_window();
-  int32_t alloc_probe(int32_t job, uint8_t flags);
+  int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
+  void free_probe(int32_t p);
   void append(int32_t w, int32_t p);
   void unlink(int32_t w, int32_t p);
   int64_t new_attempt(int32_t task, int32_t w, double start, double finish, bool clone);
@@ -228,8 +227,19 @@ class Sim {
     const WorkerState& s = workers_[w];
     long_work_[w] = s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
   }
+  // Probes: each worker owns kOwnProbes slots side by side at the start of the pool (the probes
+  // it receives take them first, so a short queue lies in one or two cache lines); the rest of
+  // the pool is shared, with a free list.
+  static constexpr int32_t kOwnProbes = 4;
   std::vector<Probe> pool_;
+  std::vector<uint8_t> own_free_;  // per worker: bit i set = its slot i is free
   std::vector<int32_t> free_probes_;
+  struct Suspension {
+    double remaining = 0;     // work left of the suspended task
+    double resume_delay = 0;
+    uint64_t gen = 0;         // invalidates the timers of an earlier suspension
+  };
+  std::vector<Suspension> susp_;
   std::vector<Delivery> deliveries_;
   std::vector<int32_t> free_deliveries_;
 

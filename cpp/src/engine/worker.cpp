@@ -128,6 +128,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   first_general_ = W - std::max(n_general, 0);
   workers_.assign(W, WorkerState{});
   long_work_.assign(W, 0);
+  susp_.assign(W, Suspension{});
 
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
   submit_ = wl_.submit_time;
@@ -168,12 +169,18 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   res_.att_locality.reserve(reserve);
   res_.att_slot.reserve(reserve);
   res_.att_speculative.reserve(reserve);
-  pool_.reserve(1 << 16);
+  pool_.reserve(static_cast<size_t>(W) * kOwnProbes + (1 << 16));
+  pool_.resize(static_cast<size_t>(W) * kOwnProbes);
+  own_free_.assign(W, static_cast<uint8_t>((1u << kOwnProbes) - 1));
 }
 
-int32_t Sim::alloc_probe(int32_t job, uint8_t flags) {
+int32_t Sim::alloc_probe(int32_t w, int32_t job, uint8_t flags) {
   int32_t p;
-  if (!free_probes_.empty()) {
+  if (own_free_[w]) {
+    const int32_t i = __builtin_ctz(own_free_[w]);
+    own_free_[w] &= static_cast<uint8_t>(~(1u << i));
+    p = w * kOwnProbes + i;
+  } else if (!free_probes_.empty()) {
     p = free_probes_.back();
     free_probes_.pop_back();
   } else {
@@ -182,6 +189,13 @@ int32_t Sim::alloc_probe(int32_t job, uint8_t flags) {
   }
   pool_[p] = Probe{job, -1, -1, flags, 0.0};
   return p;
+}
+
+void Sim::free_probe(int32_t p) {
+  if (p < static_cast<int32_t>(own_free_.size()) * kOwnProbes)
+    own_free_[p / kOwnProbes] |= static_cast<uint8_t>(1u << (p % kOwnProbes));
+  else
+    free_probes_.push_back(p);
 }
 
 void Sim::append(int32_t w, int32_t p) {
@@ -213,7 +227,7 @@ void Sim::unlink(int32_t w, int32_t p) {
 
 void Sim::drop_probe(int32_t w, int32_t p) {
   unlink(w, p);
-  free_probes_.push_back(p);
+  free_probe(p);
 }
 
 void Sim::move_probe(int32_t from, int32_t to, int32_t p) {
@@ -245,7 +259,7 @@ void Sim::deliver(int32_t d) {
   const size_t n = deliveries_[d].targets.size();
   for (size_t i = 0; i < n; ++i) {
     const int32_t w = deliveries_[d].targets[i];
-    const int32_t p = alloc_probe(job, flags);
+    const int32_t p = alloc_probe(w, job, flags);
     append(w, p);
     sched_.on_probe_arrival(*this, w, p);
     serve(w);
@@ -355,7 +369,8 @@ bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume
   if (res_.att_status[a] != kRunning || res_.att_start[a] > now_) return false;
   const int32_t task = res_.att_task[a];
   if (task_state_[task] != kTaskRunning || res_.att_speculative[a]) return false;
-  s.suspended_remaining = res_.att_finish[a] - now_;
+  Suspension& u = susp_[w];
+  u.remaining = res_.att_finish[a] - now_;
   res_.att_finish[a] = now_;
   res_.att_status[a] = kKilled;
   att_extra("suspended")[a] = 1.0;
@@ -365,11 +380,11 @@ bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume
   s.suspended_task = task;
   long_work_[w] = 1;
   s.resume_due = 0;
-  s.resume_delay = resume_delay;
-  ++s.suspend_gen;
+  u.resume_delay = resume_delay;
+  ++u.gen;
   // the slot stays busy while the task's state is saved
-  q_.push_ordered(now_ + suspend_delay, kRankTimer, kSuspendDone, static_cast<uint32_t>(w), s.suspend_gen);
-  q_.push_ordered(now_ + suspend_delay + timeout, kRankTimer, kResumeDue, static_cast<uint32_t>(w), s.suspend_gen);
+  q_.push_ordered(now_ + suspend_delay, kRankTimer, kSuspendDone, static_cast<uint32_t>(w), u.gen);
+  q_.push_ordered(now_ + suspend_delay + timeout, kRankTimer, kResumeDue, static_cast<uint32_t>(w), u.gen);
   counters_["suspensions"] += 1;
   return true;
 }
@@ -383,17 +398,18 @@ void Sim::resume(int32_t w) {
   long_work_[w] = 1;
   s.long_start = now_;
   s.long_job = job;
-  const double t0 = now_ + s.resume_delay;
-  const int64_t a = new_attempt(task, w, t0, s.suspended_remaining + t0, false);
+  Suspension& u = susp_[w];
+  const double t0 = now_ + u.resume_delay;
+  const int64_t a = new_attempt(task, w, t0, u.remaining + t0, false);
   att_extra("resumed")[a] = 1.0;
   s.attempt = a;
   s.suspended_task = -1;
   refresh_long_work(w);
   s.resume_due = 0;
-  ++s.suspend_gen;
+  ++u.gen;
   task_state_[task] = kTaskRunning;
   counters_["resumptions"] += 1;
-  q_.push_ordered(s.suspended_remaining + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
+  q_.push_ordered(u.remaining + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
 }
 
 void Sim::free_slot(int32_t w) {
@@ -517,14 +533,14 @@ SimResult Sim::run() {
         break;
       case kSuspendDone: {
         const int32_t w = static_cast<int32_t>(e.a);
-        if (workers_[w].suspend_gen != e.b) break;
+        if (susp_[w].gen != e.b) break;
         free_slot(w);
         break;
       }
       case kResumeDue: {
         const int32_t w = static_cast<int32_t>(e.a);
         WorkerState& s = workers_[w];
-        if (s.suspend_gen != e.b || s.suspended_task < 0) break;
+        if (susp_[w].gen != e.b || s.suspended_task < 0) break;
         s.resume_due = 1;
         if (!s.busy) resume(w);
         break;
