@@ -7,8 +7,7 @@
 //   tsf     — task share n_u / (W_u h_u), h_u = sum_m H_{u,m}  [Zhou 2019, ch. 5, TSF]
 //   choosy  — constrained max-min fairness by greedy slot counting: fewest weighted running
 //             tasks [Zhou 2019, ch. 5, Choosy]; counting dominant shares instead is selectable
-//             (the dissertation does not say how Choosy was adapted to multi-resource tasks,
-//             §9.36)
+//             (the dissertation does not say how Choosy was adapted to multi-resource tasks)
 //   drf     — dominant share max_r alloc_r / capacity_r over the pooled cluster, first-fit
 //             placement [Zhou 2019, ch. 5, DRF]
 //   drfh    — global dominant share max_r sum_m alloc_{m,r} / sum_m A_{m,r}, with the DRFH
@@ -88,7 +87,7 @@ std::unique_ptr<Policy> make_choosy(const Params& p) {
 
 }  // namespace
 
-void register_fair_sharing_schedulers() {
+void register_fairness_schedulers() {
   {
     SchedulerInfo s;
     s.name = "eunomia";

@@ -18,7 +18,7 @@ void register_yarn_schedulers();
 }  // namespace mr
 namespace share {
 void register_engine();
-void register_fair_sharing_schedulers();
+void register_fairness_schedulers();
 }  // namespace share
 namespace worker {
 void register_engine();
@@ -37,7 +37,7 @@ void ensure_registered() {
     mr::register_fresh_schedulers();
     mr::register_eas_schedulers();
     share::register_engine();
-    share::register_fair_sharing_schedulers();
+    share::register_fairness_schedulers();
     worker::register_engine();
     worker::register_hybrid_schedulers();
     mr::register_dynamicmr_schedulers();
