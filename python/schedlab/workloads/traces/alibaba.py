@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.workload import Workload
-from ._text import check_task_total, fail, number, read_lines
+from ._text import check_finite, check_task_total, fail, number, read_lines
 
 FIELDS_2017 = ["task_create_time", "task_end_time", "job_id", "task_id", "number_of_instances", "status",
                "number_of_cpus_requested_per_instance_in_the_task",
@@ -114,9 +114,12 @@ def _build(path, rows, *, instances, max_instances_per_task, relative, name, sta
     if rows.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
     n = _tasks_per_row(path, rows, instances, max_instances_per_task)
+    check_finite(path, rows["line"].to_numpy(), rows["span"].to_numpy(np.float64), "the task's span (end - start)")
     submit = rows.groupby("job", sort=False)["start"].min()
     if relative:
         submit = submit - submit.min()
+        check_finite(path, rows.groupby("job", sort=False)["line"].first().reindex(submit.index).to_numpy(),
+                     submit.to_numpy(np.float64), "the job's submit time relative to the first job")
     jobs = pd.DataFrame({"job_id": submit.index.to_numpy(), "submit_time": submit.to_numpy(np.float64)})
     jobs["n_trace_tasks"] = rows.groupby("job", sort=False).size().reindex(submit.index).to_numpy()
     if extra_jobs is not None:
@@ -298,10 +301,12 @@ def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, na
     if df.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
     n = _tasks_per_row(path, df, instances, max_instances_per_task)
+    check_finite(path, df["line"].to_numpy(), df["span"].to_numpy(np.float64), "the task's span (end - start)")
     job_id = (df["job"] + "/" + df["task"]).to_numpy(object)
     submit = df.groupby("job", sort=False)["start"].transform("min").to_numpy(np.float64)
     if relative:
         submit = submit - submit.min()
+        check_finite(path, df["line"].to_numpy(), submit, "the job's submit time relative to the first job")
     jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": df["job"].to_numpy(object),
                          "trace_task": df["task"].to_numpy(object), "dag_depth": df["depth"].to_numpy(np.int64),
                          "instances": df["n_inst"].to_numpy(np.int64)})

@@ -32,6 +32,8 @@ FIELDS = ["job", "submit_time", "wait_time", "run_time", "allocated_processors",
           "used_memory", "requested_processors", "requested_time", "requested_memory", "status", "user",
           "group", "executable", "queue", "partition", "preceding_job", "think_time"]
 
+_WHOLE = [FIELDS.index(f) for f in ("job", "status", "user", "group", "queue", "partition")]
+
 
 def read_swf(path, *, tasks_per_job: str = "processors", max_tasks_per_job: int | None = None, statuses=None,
              name: str | None = None) -> Workload:
@@ -62,6 +64,10 @@ def read_swf(path, *, tasks_per_job: str = "processors", max_tasks_per_job: int 
                 fail(path, lineno, f"field {k + 1} '{FIELDS[k]}' must be >= 0 or -1 (unknown), got {fields[k]}")
         if vals[1] < 0:
             fail(path, lineno, f"field 2 'submit_time' must be known and >= 0, got {fields[1]}")
+        for k in _WHOLE:  # kept as 64-bit integers: whole numbers that a float holds exactly
+            if not (vals[k].is_integer() and abs(vals[k]) <= 2**53):
+                fail(path, lineno, f"field {k + 1} '{FIELDS[k]}' must be a whole number of at most 2^53 in size, "
+                                   f"got {fields[k]}")
         rows.append(vals)
         linenos.append(lineno)
     if not rows:

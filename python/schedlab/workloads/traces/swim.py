@@ -55,6 +55,11 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
         out.append(vals[4])
     if not ids:
         raise ValueError(f"{path}: the trace has no jobs")
+    first_line = {}
+    for job_id, lineno in zip(ids, lines):
+        if first_line.setdefault(job_id, lineno) != lineno:
+            raise ValueError(f"{path}:{lineno}: job id {job_id!r} already appeared on line {first_line[job_id]}; "
+                             f"expected unique job ids")
     inp = np.asarray(inp) * scale
     shuf = np.asarray(shuf) * scale
     out = np.asarray(out) * scale
