@@ -42,7 +42,8 @@ from . import _compat
 
 # the public module paths of earlier releases that still name the same module
 for _name, _module in {"faults": faults, "speculation": speculation, "datasets": datasets, "download": download,
-                       "synthetic": synthetic, "traces": traces, "store": store, "stats": stats, "plot": plot}.items():
+                       "synthetic": synthetic, "traces": traces, "store": store, "stats": stats, "plot": plot,
+                       "sweep": study.sweep}.items():  # sl.sweep stays the function
     _sys.modules.setdefault(f"{__name__}.{_name}", _module)
 _MOVED = _compat.install(__name__)
 

@@ -158,5 +158,7 @@ def test_public_names_need_no_warning():
         from schedlab.store import Store  # noqa: F401
         import schedlab.stats  # noqa: F401
         import schedlab.plot  # noqa: F401
+        from schedlab.sweep import SweepResult  # the module of earlier releases ...
+        assert SweepResult is sl.study.sweep.SweepResult and callable(sl.sweep)  # ... sl.sweep the function
     with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
         sl.hybrid.nonexistent
