@@ -24,6 +24,9 @@ namespace worker {
 void register_engine();
 void register_hybrid_schedulers();
 }  // namespace worker
+namespace spark {
+void register_engine();
+}  // namespace spark
 
 namespace {
 std::vector<EngineInfo>& engine_list() { static std::vector<EngineInfo> v; return v; }
@@ -43,6 +46,7 @@ void ensure_registered() {
     mr::register_dynamicmr_schedulers();
     mr::register_omo_schedulers();
     mr::register_yarn_schedulers();
+    spark::register_engine();
   });
 }
 }  // namespace

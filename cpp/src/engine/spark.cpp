@@ -1,0 +1,1215 @@
+// The Spark scheduling model (see schedlab/spark.h). Class and method names below are Spark
+// 3.x's (core/src/main/scala/org/apache/spark/scheduler/ and ExecutorAllocationManager); the
+// behaviour follows them, the code is this project's own.
+//
+// What is simplified, on purpose:
+//  * one application; no task failures, fetch failures, executor loss or stage retries;
+//  * a speculative copy may run at the levels its task prefers (PROCESS_LOCAL / NODE_LOCAL /
+//    RACK_LOCAL) or, once the task set's allowed level reaches it, NO_PREF / ANY, on a host
+//    without an attempt of the task (TaskSetManager.dequeueSpeculativeTask's rule); the
+//    speculation rule is the classic one (spark.speculation.efficiency.enabled = false);
+//  * killed copies free their core at once; time advances only by events (no RPC latency
+//    beyond the calibrated fixed costs of Options).
+#include "schedlab/spark.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "schedlab/interrupt.h"
+
+namespace schedlab::spark {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kEps = 1e-9;  // time comparisons (Spark compares whole milliseconds)
+
+enum EventKind : uint32_t { kStageSubmit, kTaskEnd, kRevive, kSpecTick, kAllocTick, kExecRegister };
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\n"), b = s.find_last_not_of(" \t\n");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+}  // namespace
+
+// ------------------------------------------------------------------------------------ options
+
+const std::vector<ParamSpec>& Options::specs() {
+  static const std::vector<ParamSpec> s = {
+      ParamSpec::number("locality_wait", 3.0, 0, 1e9, "spark.locality.wait: seconds to wait at a locality level before trying a less local one"),
+      ParamSpec::number("locality_wait_process", -1, -1, 1e9, "spark.locality.wait.process (-1: locality_wait)"),
+      ParamSpec::number("locality_wait_node", -1, -1, 1e9, "spark.locality.wait.node (-1: locality_wait)"),
+      ParamSpec::number("locality_wait_rack", -1, -1, 1e9, "spark.locality.wait.rack (-1: locality_wait)"),
+      ParamSpec::boolean("locality_wait_legacy_reset", false,
+                         "spark.locality.wait.legacyResetOnTaskLaunch: reset the delay timer on every local launch (Spark < 3.1); "
+                         "default: only after an offer round without delay-scheduling rejections"),
+      ParamSpec::number("revive_interval", 1.0, 1e-6, 1e9, "spark.scheduler.revive.interval: seconds between offers of every free core"),
+      ParamSpec::integer("task_cpus", 1, 1, 1 << 20, "spark.task.cpus: cores per task"),
+      ParamSpec::boolean("shuffle_offers", true, "shuffle the offered executors before each offer round (TaskSchedulerImpl.shuffleOffers; seeded)"),
+      ParamSpec::integer("executors_per_host", 1, 1, 1 << 20,
+                         "consecutive cluster nodes (executors) that share a host (NODE_LOCAL among them)"),
+      ParamSpec::choice("preferred_locations", "executor", {"executor", "host"},
+                        "what a task's replicas name: 'executor' = executors caching its partition (PROCESS_LOCAL there, "
+                        "NODE_LOCAL on their hosts); 'host' = the hosts of those nodes (NODE_LOCAL, like HDFS blocks)"),
+      ParamSpec::boolean("rack_locality", true, "racks are known (YARN topology): tasks get a RACK_LOCAL level when the cluster has racks"),
+      ParamSpec::boolean("speculation", false, "spark.speculation: re-launch slow tasks"),
+      ParamSpec::number("speculation_interval", 0.1, 1e-6, 1e9, "spark.speculation.interval: seconds between speculation checks"),
+      ParamSpec::number("speculation_multiplier", 1.5, 0, 1e9, "spark.speculation.multiplier: x the median successful duration"),
+      ParamSpec::number("speculation_quantile", 0.75, 0, 1, "spark.speculation.quantile: fraction of tasks done before speculating"),
+      ParamSpec::number("speculation_min_task_runtime", 0.1, 0, 1e9, "spark.speculation.minTaskRuntime: seconds"),
+      ParamSpec::boolean("dynamic_allocation", false, "spark.dynamicAllocation.enabled"),
+      ParamSpec::integer("min_executors", 0, 0, 1 << 30, "spark.dynamicAllocation.minExecutors"),
+      ParamSpec::integer("max_executors", 1 << 30, 0, 1 << 30, "spark.dynamicAllocation.maxExecutors (capped at the cluster's nodes)"),
+      ParamSpec::integer("initial_executors", -1, -1, 1 << 30, "spark.dynamicAllocation.initialExecutors (-1: minExecutors)"),
+      ParamSpec::number("executor_allocation_ratio", 1.0, 1e-9, 1, "spark.dynamicAllocation.executorAllocationRatio"),
+      ParamSpec::number("scheduler_backlog_timeout", 1.0, 0, 1e9, "spark.dynamicAllocation.schedulerBacklogTimeout: seconds"),
+      ParamSpec::number("sustained_scheduler_backlog_timeout", -1, -1, 1e9,
+                        "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout (-1: scheduler_backlog_timeout)"),
+      ParamSpec::number("executor_idle_timeout", 60.0, 0, 1e12, "spark.dynamicAllocation.executorIdleTimeout: seconds"),
+      ParamSpec::number("allocation_interval", 0.1, 1e-6, 1e9, "ExecutorAllocationManager's scheduling period (100 ms in Spark)"),
+      ParamSpec::number("executor_start_time", 0, 0, 1e9,
+                        "seconds from the application's start (static) or an executor request (dynamic) to the executor's registration"),
+      ParamSpec::number("task_launch_overhead", 0, 0, 1e9,
+                        "seconds added to every attempt (launch RPC, task deserialization, result handling); replayed event logs include it"),
+      ParamSpec::number("first_task_overhead", 0, 0, 1e9,
+                        "seconds added to the first attempt on each core of an executor (e.g. a Python worker's start)"),
+      ParamSpec::number("stage_submit_delay", 0, 0, 1e9,
+                        "seconds from a stage's parents' end (or its job's submission) to its task set's submission"),
+      ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+  };
+  return s;
+}
+
+Options Options::from(const Params& p) {
+  Options o;
+  o.locality_wait = p.number("locality_wait");
+  o.locality_wait_process = p.number("locality_wait_process");
+  o.locality_wait_node = p.number("locality_wait_node");
+  o.locality_wait_rack = p.number("locality_wait_rack");
+  o.legacy_locality_reset = p.boolean("locality_wait_legacy_reset");
+  o.revive_interval = p.number("revive_interval");
+  o.task_cpus = static_cast<int32_t>(p.integer("task_cpus"));
+  o.shuffle_offers = p.boolean("shuffle_offers");
+  o.executors_per_host = static_cast<int32_t>(p.integer("executors_per_host"));
+  o.host_preferences = p.choice("preferred_locations") == "host";
+  o.rack_locality = p.boolean("rack_locality");
+  o.speculation = p.boolean("speculation");
+  o.speculation_interval = p.number("speculation_interval");
+  o.speculation_multiplier = p.number("speculation_multiplier");
+  o.speculation_quantile = p.number("speculation_quantile");
+  o.speculation_min_task_runtime = p.number("speculation_min_task_runtime");
+  o.dynamic_allocation = p.boolean("dynamic_allocation");
+  o.min_executors = static_cast<int32_t>(p.integer("min_executors"));
+  o.max_executors = static_cast<int32_t>(p.integer("max_executors"));
+  o.initial_executors = static_cast<int32_t>(p.integer("initial_executors"));
+  o.executor_allocation_ratio = p.number("executor_allocation_ratio");
+  o.backlog_timeout = p.number("scheduler_backlog_timeout");
+  o.sustained_backlog_timeout = p.number("sustained_scheduler_backlog_timeout");
+  o.executor_idle_timeout = p.number("executor_idle_timeout");
+  o.allocation_interval = p.number("allocation_interval");
+  o.executor_start_time = p.number("executor_start_time");
+  o.task_launch_overhead = p.number("task_launch_overhead");
+  o.first_task_overhead = p.number("first_task_overhead");
+  o.stage_submit_delay = p.number("stage_submit_delay");
+  o.time_limit = p.number("time_limit");
+  if (o.min_executors > o.max_executors)
+    throw std::invalid_argument("simulate options (spark engine): min_executors (" + std::to_string(o.min_executors) +
+                                ") must not exceed max_executors (" + std::to_string(o.max_executors) + ")");
+  return o;
+}
+
+std::vector<PoolSpec> parse_pools(const std::string& text, int32_t n_pools) {
+  std::vector<PoolSpec> pools(std::max(n_pools, 0));
+  for (int32_t i = 0; i < n_pools; ++i) pools[i].name = i == 0 ? "default" : "pool" + std::to_string(i);
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    item = trim(item);
+    if (item.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      return std::invalid_argument("parameter 'pools': entry '" + item + "': " + why +
+                                   " (expected 'code=name/FIFO|FAIR/weight/minShare')");
+    };
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) throw bad("no '='");
+    char* end = nullptr;
+    const long code = std::strtol(item.c_str(), &end, 10);
+    if (end != item.c_str() + eq || code < 0) throw bad("the pool code must be a whole number >= 0");
+    std::vector<std::string> f;
+    std::istringstream fields(item.substr(eq + 1));
+    std::string tok;
+    while (std::getline(fields, tok, '/')) f.push_back(trim(tok));
+    if (f.size() != 4) throw bad("four fields are needed");
+    PoolSpec p;
+    p.name = f[0];
+    if (f[1] == "FAIR") p.fair = true;
+    else if (f[1] != "FIFO") throw bad("schedulingMode must be FIFO or FAIR");
+    p.weight = std::strtod(f[2].c_str(), &end);
+    if (f[2].empty() || *end != '\0' || !(p.weight >= 0) || !std::isfinite(p.weight)) throw bad("weight must be a number >= 0");
+    const long ms = std::strtol(f[3].c_str(), &end, 10);
+    if (f[3].empty() || *end != '\0' || ms < 0 || ms > (1L << 30)) throw bad("minShare must be a whole number >= 0");
+    p.min_share = static_cast<int32_t>(ms);
+    if (code < n_pools) pools[code] = p;  // pools without jobs play no part
+  }
+  return pools;
+}
+
+// ------------------------------------------------------------------------------- the model
+
+namespace {
+
+struct List {
+  int32_t key;
+  int64_t begin, end, cur;  // into Sim::flat_
+};
+
+struct TaskSet {
+  int32_t stage = 0, job = 0, pool = 0, name_rank = 0;
+  int64_t t0 = 0;
+  int32_t n = 0;
+  int32_t unlaunched = 0, running = 0, succeeded = 0;
+  int32_t pend[4] = {0, 0, 0, 0};  // never-launched tasks with executor / host / no / rack preferences
+  uint8_t levels[5] = {};
+  uint8_t n_levels = 0, cur = 0;
+  double last_reset = 0;
+  bool no_rejects_since_reset = true;
+  bool active = false, waiting = false;
+  int64_t all_cur = 0;
+  int32_t exec_b = 0, exec_e = 0, host_b = 0, host_e = 0, rack_b = 0, rack_e = 0;  // into lists_
+  int64_t nopref_b = 0, nopref_e = 0, nopref_cur = 0;                               // into flat_
+  std::vector<int32_t> spec;                   // speculatable tasks without a copy yet
+  std::vector<double> lo, hi;                  // successful durations: max-heap lo, min-heap hi
+  double median() const {
+    if (lo.empty()) return kNaN;
+    return lo.size() > hi.size() ? lo.front() : 0.5 * (lo.front() + hi.front());
+  }
+  void add_duration(double d) {
+    if (lo.empty() || d <= lo.front()) { lo.push_back(d); std::push_heap(lo.begin(), lo.end()); }
+    else { hi.push_back(d); std::push_heap(hi.begin(), hi.end(), std::greater<double>()); }
+    if (lo.size() > hi.size() + 1) {
+      std::pop_heap(lo.begin(), lo.end()); hi.push_back(lo.back()); lo.pop_back();
+      std::push_heap(hi.begin(), hi.end(), std::greater<double>());
+    } else if (hi.size() > lo.size()) {
+      std::pop_heap(hi.begin(), hi.end(), std::greater<double>()); lo.push_back(hi.back()); hi.pop_back();
+      std::push_heap(lo.begin(), lo.end());
+    }
+  }
+};
+
+class Sim {
+ public:
+  Sim(const Cluster& c, const Workload& w, bool fair, const std::vector<PoolSpec>& pools, const Options& o, uint64_t seed)
+      : cl_(c), wl_(w), fair_(fair), pools_(pools), opt_(o), rng_(seed, 11) {
+    build();
+  }
+  SimResult run();
+
+ private:
+  // ---- setup
+  void build();
+  void build_lists(int32_t s);
+  // ---- events
+  void submit_stage(int32_t s);
+  void task_end(int64_t att);
+  void register_executor(int32_t e);
+  void revive_tick();
+  void speculation_tick();
+  void allocation_tick();
+  void arm_revive();
+  void arm_speculation();
+  // ---- TaskSchedulerImpl / TaskSetManager
+  void resource_offers(int32_t single_executor);  // -1: every executor with free cores
+  void sorted_task_sets();
+  bool can_launch_on(TaskSet& ts, int32_t e);
+  void offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_rejects, uint8_t& global_min, int64_t& free_total);
+  void dense_pass(TaskSet& ts, uint8_t max_level, size_t from, bool& launched, bool& no_rejects, uint8_t& global_min,
+                  int64_t& free_total);
+  int64_t resource_offer(TaskSet& ts, int32_t e, uint8_t max_level, bool& reject);
+  uint8_t allowed_level(TaskSet& ts);
+  void compute_levels(TaskSet& ts);
+  void reset_timer(TaskSet& ts, uint8_t min_level);
+  int64_t dequeue(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level);
+  int64_t dequeue_speculative(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level);
+  int64_t take(List& l);
+  int64_t take_range(int64_t& cur, int64_t end);
+  List* find(int32_t b, int32_t e, int32_t key);
+  int64_t launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool speculative);
+  void finish_attempt(int64_t att, uint8_t status);
+  bool check_speculatable(TaskSet& ts);
+  // ---- ExecutorAllocationManager
+  int64_t pending_tasks() const { return pending_total_; }
+  void backlog_changed();
+  void request_executors();
+  void remove_executor(int32_t e);
+  void executors_changed();
+
+  int32_t host(int32_t e) const { return e / opt_.executors_per_host; }
+  double wait_of(uint8_t level) const {
+    switch (level) {
+      case kProcessLocal: return opt_.locality_wait_process >= 0 ? opt_.locality_wait_process : opt_.locality_wait;
+      case kNodeLocal: return opt_.locality_wait_node >= 0 ? opt_.locality_wait_node : opt_.locality_wait;
+      case kRackLocal: return opt_.locality_wait_rack >= 0 ? opt_.locality_wait_rack : opt_.locality_wait;
+      default: return 0;
+    }
+  }
+
+  const Cluster& cl_;
+  const Workload& wl_;
+  bool fair_;
+  std::vector<PoolSpec> pools_;
+  Options opt_;
+  Random rng_;
+  EventQueue q_;
+  double now_ = 0;
+  uint64_t events_ = 0;
+  bool racks_ = false;
+  int32_t n_exec_ = 0;
+
+  // stages (workload jobs)
+  std::vector<TaskSet> ts_;
+  std::vector<int32_t> parents_left_;
+  std::vector<std::vector<int32_t>> children_;
+  std::vector<double> stage_start_, stage_finish_, stage_ready_;
+  int64_t unfinished_ = 0;
+  std::vector<List> lists_;
+  std::vector<int32_t> flat_;  // task ids (global)
+  std::vector<uint8_t> task_prefs_;  // per task: bit 0 executor, 1 host, 2 no preference, 3 rack
+
+  // tasks
+  std::vector<uint8_t> launched_, done_;
+  std::vector<int64_t> run_att_;  // per task: its last attempt, -1 none
+  std::vector<int64_t> first_att_;  // per task: its first attempt (a speculative copy is the second)
+  std::vector<uint8_t> copies_;
+
+  // executors (nodes)
+  std::vector<int32_t> free_, running_;
+  std::vector<uint8_t> alive_, starting_;
+  std::vector<double> idle_since_;
+  std::vector<int32_t> slot_stack_;   // per node: free slot positions, cores slots per node
+  std::vector<int64_t> slot_base_;
+  std::vector<int32_t> slot_top_;
+  std::vector<uint8_t> slot_used_;    // per (node, slot): ever used (first_task_overhead)
+  std::vector<int32_t> alive_per_host_, alive_per_rack_;
+  int32_t n_alive_ = 0, n_starting_ = 0;
+
+  // pools and ordering
+  std::vector<int32_t> pool_running_;
+  std::vector<int32_t> pool_name_rank_;
+  std::vector<int32_t> active_;       // active task sets (stage ids), in FIFO order
+  std::vector<int32_t> waiting_;      // those with tasks (or speculative copies) to launch, in FIFO order
+  void set_waiting(int32_t s, bool on);
+  std::vector<int32_t> order_;        // scratch: sorted task sets
+  std::vector<int32_t> pool_order_;   // scratch
+  std::vector<int32_t> offer_exec_, offer_free_;
+  std::vector<int32_t> offer_pos_;    // per executor: its index in the current offers, -1 none
+  std::vector<int32_t> cand_;         // scratch: offers that can launch at a local level
+
+  // timers
+  bool revive_armed_ = false, spec_armed_ = false, alloc_armed_ = false;
+  int64_t pending_total_ = 0;   // never-launched tasks of active task sets + speculatable without copy
+  int64_t running_total_ = 0;
+
+  // dynamic allocation
+  int32_t target_ = 0, to_add_ = 1;
+  double add_time_ = kNaN;
+  bool initializing_ = true;
+  int32_t max_exec_ = 0;
+
+  // attempts
+  std::vector<int32_t> att_task_, att_node_, att_slot_;
+  std::vector<double> att_start_, att_finish_, att_level_;
+  std::vector<uint8_t> att_status_, att_spec_;
+
+  // counters and series
+  int64_t offer_rounds_ = 0, spec_launched_ = 0, exec_added_ = 0, exec_removed_ = 0;
+  TimeSeries exec_series_;
+};
+
+void Sim::build() {
+  const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
+  n_exec_ = static_cast<int32_t>(cl_.size());
+  if (n_exec_ == 0) throw std::invalid_argument("cluster has no nodes (executors)");
+  if (opt_.executors_per_host > n_exec_) opt_.executors_per_host = n_exec_;
+  for (int32_t e = 0; e < n_exec_; ++e)
+    if (cl_.slots[e] < opt_.task_cpus)
+      throw std::invalid_argument("cluster node " + std::to_string(e) + " has " + std::to_string(cl_.slots[e]) +
+                                  " slots (executor cores) but task_cpus is " + std::to_string(opt_.task_cpus) +
+                                  ": no task could ever run there; give every node at least task_cpus slots");
+  racks_ = opt_.rack_locality && cl_.n_racks > 1;
+  int32_t n_pools = 0;
+  for (int32_t u : wl_.user) n_pools = std::max(n_pools, u + 1);
+  if (static_cast<int32_t>(pools_.size()) < n_pools) {
+    std::vector<PoolSpec> defaults = parse_pools("", n_pools);
+    for (size_t i = 0; i < pools_.size(); ++i) defaults[i] = pools_[i];
+    pools_ = defaults;
+  }
+  pool_running_.assign(n_pools, 0);
+  {  // pools tie by name (Schedulable.name), task sets by "TaskSet_<stage>.0"
+    std::vector<int32_t> idx(n_pools);
+    for (int32_t i = 0; i < n_pools; ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](int32_t a, int32_t b) { return pools_[a].name < pools_[b].name; });
+    pool_name_rank_.assign(n_pools, 0);
+    for (int32_t r = 0; r < n_pools; ++r) pool_name_rank_[idx[r]] = r;
+  }
+  std::vector<int32_t> stage_idx(nj);
+  for (size_t s = 0; s < nj; ++s) stage_idx[s] = static_cast<int32_t>(s);
+  std::sort(stage_idx.begin(), stage_idx.end(), [](int32_t a, int32_t b) { return std::to_string(a) < std::to_string(b); });
+
+  ts_.resize(nj);
+  parents_left_.assign(nj, 0);
+  children_.assign(nj, {});
+  stage_start_.assign(nj, kNaN);
+  stage_finish_.assign(nj, kNaN);
+  stage_ready_.assign(nj, kNaN);
+  task_prefs_.assign(nt, 0);
+  for (size_t s = 0; s < nj; ++s) {
+    TaskSet& ts = ts_[s];
+    ts.stage = static_cast<int32_t>(s);
+    ts.job = wl_.dag[s];
+    ts.pool = wl_.user[s];
+    ts.t0 = wl_.task_begin[s];
+    ts.n = static_cast<int32_t>(wl_.task_begin[s + 1] - wl_.task_begin[s]);
+    if (wl_.has_dependencies())
+      for (int64_t k = wl_.parent_begin[s]; k < wl_.parent_begin[s + 1]; ++k) {
+        parents_left_[s]++;
+        children_[wl_.parent_job[k]].push_back(static_cast<int32_t>(s));
+      }
+    build_lists(static_cast<int32_t>(s));
+  }
+  for (size_t r = 0; r < nj; ++r) ts_[stage_idx[r]].name_rank = static_cast<int32_t>(r);
+  unfinished_ = static_cast<int64_t>(nj);
+
+  launched_.assign(nt, 0);
+  done_.assign(nt, 0);
+  copies_.assign(nt, 0);
+  run_att_.assign(nt, -1);
+  first_att_.assign(nt, -1);
+
+  free_.assign(n_exec_, 0);
+  running_.assign(n_exec_, 0);
+  alive_.assign(n_exec_, 0);
+  starting_.assign(n_exec_, 0);
+  idle_since_.assign(n_exec_, 0);
+  slot_base_.assign(n_exec_ + 1, 0);
+  for (int32_t e = 0; e < n_exec_; ++e) slot_base_[e + 1] = slot_base_[e] + cl_.slots[e];
+  slot_stack_.assign(slot_base_[n_exec_], 0);
+  slot_used_.assign(slot_base_[n_exec_], 0);
+  slot_top_.assign(n_exec_, 0);
+  alive_per_host_.assign(host(n_exec_ - 1) + 1, 0);
+  offer_pos_.assign(n_exec_, -1);
+  alive_per_rack_.assign(std::max(cl_.n_racks, 1), 0);
+  max_exec_ = std::min(opt_.max_executors, n_exec_);
+  exec_series_ = TimeSeries::with_columns({"time", "executors", "target"});
+  att_task_.reserve(nt); att_node_.reserve(nt); att_slot_.reserve(nt);
+  att_start_.reserve(nt); att_finish_.reserve(nt); att_level_.reserve(nt);
+  att_status_.reserve(nt); att_spec_.reserve(nt);
+}
+
+// The pending-task lists of TaskSetManager (PendingTasksByLocality): per executor, host and
+// rack, the tasks preferring it in index order; tasks without preferences in noPrefs.
+void Sim::build_lists(int32_t s) {
+  TaskSet& ts = ts_[s];
+  std::vector<std::pair<int32_t, int32_t>> ex, ho, ra;  // (key, task)
+  const bool have = wl_.has_replicas();
+  for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
+    const int64_t b = have ? wl_.replica_begin[t] : 0, e = have ? wl_.replica_begin[t + 1] : 0;
+    if (b == e) { task_prefs_[t] |= 4; continue; }
+    const size_t ho0 = ho.size(), ra0 = ra.size();
+    for (int64_t k = b; k < e; ++k) {
+      const int32_t node = wl_.replica_node[k];
+      if (!opt_.host_preferences) ex.emplace_back(node, static_cast<int32_t>(t));
+      ho.emplace_back(host(node), static_cast<int32_t>(t));
+      if (racks_) ra.emplace_back(cl_.rack[node], static_cast<int32_t>(t));
+    }
+    // one entry per (key, task)
+    std::sort(ho.begin() + ho0, ho.end());
+    ho.erase(std::unique(ho.begin() + ho0, ho.end()), ho.end());
+    std::sort(ra.begin() + ra0, ra.end());
+    ra.erase(std::unique(ra.begin() + ra0, ra.end()), ra.end());
+    if (!opt_.host_preferences) task_prefs_[t] |= 1;
+    task_prefs_[t] |= 2;
+    if (racks_) task_prefs_[t] |= 8;
+  }
+  auto emit = [&](std::vector<std::pair<int32_t, int32_t>>& v, int32_t& lb, int32_t& le) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    lb = static_cast<int32_t>(lists_.size());
+    for (size_t i = 0; i < v.size();) {
+      size_t j = i;
+      const int64_t begin = static_cast<int64_t>(flat_.size());
+      while (j < v.size() && v[j].first == v[i].first) flat_.push_back(v[j++].second);
+      lists_.push_back(List{v[i].first, begin, static_cast<int64_t>(flat_.size()), begin});
+      i = j;
+    }
+    le = static_cast<int32_t>(lists_.size());
+  };
+  emit(ex, ts.exec_b, ts.exec_e);
+  emit(ho, ts.host_b, ts.host_e);
+  emit(ra, ts.rack_b, ts.rack_e);
+  ts.nopref_b = static_cast<int64_t>(flat_.size());
+  for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t)
+    if (task_prefs_[t] & 4) flat_.push_back(static_cast<int32_t>(t));
+  ts.nopref_e = ts.nopref_cur = static_cast<int64_t>(flat_.size());
+  ts.nopref_cur = ts.nopref_b;
+  ts.all_cur = ts.t0;
+  ts.unlaunched = ts.n;
+  for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
+    if (task_prefs_[t] & 1) ts.pend[0]++;
+    if (task_prefs_[t] & 2) ts.pend[1]++;
+    if (task_prefs_[t] & 4) ts.pend[2]++;
+    if (task_prefs_[t] & 8) ts.pend[3]++;
+  }
+}
+
+// TaskSetManager.computeValidLocalityLevels: a level counts when some task waits for it and
+// some executor alive can serve it.
+void Sim::compute_levels(TaskSet& ts) {
+  const uint8_t before = ts.n_levels ? ts.levels[ts.cur] : uint8_t(kProcessLocal);
+  ts.n_levels = 0;
+  bool any = false;
+  for (int32_t i = ts.exec_b; i < ts.exec_e && !any; ++i) any = alive_[lists_[i].key];
+  if (any) ts.levels[ts.n_levels++] = kProcessLocal;
+  any = false;
+  for (int32_t i = ts.host_b; i < ts.host_e && !any; ++i) any = alive_per_host_[lists_[i].key] > 0;
+  if (any) ts.levels[ts.n_levels++] = kNodeLocal;
+  if (ts.nopref_e > ts.nopref_b) ts.levels[ts.n_levels++] = kNoPref;
+  any = false;
+  for (int32_t i = ts.rack_b; i < ts.rack_e && !any; ++i) any = alive_per_rack_[lists_[i].key] > 0;
+  if (any) ts.levels[ts.n_levels++] = kRackLocal;
+  ts.levels[ts.n_levels++] = kAny;
+  // getLocalityIndex(previous level): the first level not more local than it
+  uint8_t k = 0;
+  while (before > ts.levels[k]) ++k;
+  ts.cur = k;
+}
+
+void Sim::reset_timer(TaskSet& ts, uint8_t min_level) {
+  ts.last_reset = now_;
+  uint8_t k = 0;
+  while (min_level > ts.levels[k]) ++k;
+  ts.cur = k;
+}
+
+// TaskSetManager.getAllowedLocalityLevel
+uint8_t Sim::allowed_level(TaskSet& ts) {
+  while (ts.cur + 1 < ts.n_levels) {
+    const uint8_t lvl = ts.levels[ts.cur];
+    const int idx = lvl == kProcessLocal ? 0 : lvl == kNodeLocal ? 1 : lvl == kNoPref ? 2 : 3;
+    const bool more = ts.pend[idx] > 0;
+    if (!more) {
+      ts.last_reset = now_;
+      ++ts.cur;
+    } else if (now_ - ts.last_reset >= wait_of(lvl) - kEps) {
+      ts.last_reset += wait_of(lvl);
+      ++ts.cur;
+    } else {
+      return lvl;
+    }
+  }
+  return ts.levels[ts.cur];
+}
+
+List* Sim::find(int32_t b, int32_t e, int32_t key) {
+  int32_t lo = b, hi = e;
+  while (lo < hi) {
+    const int32_t mid = (lo + hi) >> 1;
+    if (lists_[mid].key < key) lo = mid + 1; else hi = mid;
+  }
+  return lo < e && lists_[lo].key == key ? &lists_[lo] : nullptr;
+}
+
+int64_t Sim::take_range(int64_t& cur, int64_t end) {
+  while (cur < end && launched_[flat_[cur]]) ++cur;
+  return cur < end ? flat_[cur] : -1;
+}
+
+int64_t Sim::take(List& l) { return take_range(l.cur, l.end); }
+
+int64_t Sim::dequeue(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level) {
+  if (ts.unlaunched > 0) {
+    if (List* l = find(ts.exec_b, ts.exec_e, e)) {
+      const int64_t t = take(*l);
+      if (t >= 0) { level = kProcessLocal; return t; }
+    }
+    if (allowed >= kNodeLocal)
+      if (List* l = find(ts.host_b, ts.host_e, host(e))) {
+        const int64_t t = take(*l);
+        if (t >= 0) { level = kNodeLocal; return t; }
+      }
+    if (allowed >= kNoPref) {
+      const int64_t t = take_range(ts.nopref_cur, ts.nopref_e);
+      if (t >= 0) { level = kProcessLocal; return t; }  // Spark reports no-preference launches as PROCESS_LOCAL
+    }
+    if (allowed >= kRackLocal && racks_)
+      if (List* l = find(ts.rack_b, ts.rack_e, cl_.rack[e])) {
+        const int64_t t = take(*l);
+        if (t >= 0) { level = kRackLocal; return t; }
+      }
+    if (allowed >= kAny) {
+      while (ts.all_cur < ts.t0 + ts.n && launched_[ts.all_cur]) ++ts.all_cur;
+      if (ts.all_cur < ts.t0 + ts.n) { level = kAny; return ts.all_cur; }
+    }
+  }
+  if (!ts.spec.empty()) return dequeue_speculative(ts, e, allowed, level);
+  return -1;
+}
+
+int64_t Sim::dequeue_speculative(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level) {
+  const int32_t h = host(e);
+  for (uint8_t lv = kProcessLocal; lv <= kAny; ++lv) {
+    if (lv > allowed && lv != kProcessLocal) break;
+    for (size_t i = 0; i < ts.spec.size(); ++i) {
+      const int32_t t = ts.spec[i];
+      if (done_[t] || copies_[t] != 1 || host(att_node_[run_att_[t]]) == h) continue;
+      bool ok = false;
+      const int64_t b = wl_.has_replicas() ? wl_.replica_begin[t] : 0, en = wl_.has_replicas() ? wl_.replica_begin[t + 1] : 0;
+      switch (lv) {
+        case kProcessLocal:
+          if (!opt_.host_preferences) for (int64_t k = b; k < en && !ok; ++k) ok = wl_.replica_node[k] == e;
+          break;
+        case kNodeLocal:
+          for (int64_t k = b; k < en && !ok; ++k) ok = host(wl_.replica_node[k]) == h;
+          break;
+        case kNoPref: ok = b == en; break;
+        case kRackLocal:
+          if (racks_) for (int64_t k = b; k < en && !ok; ++k) ok = cl_.rack[wl_.replica_node[k]] == cl_.rack[e];
+          break;
+        default: ok = true;
+      }
+      if (ok) {
+        level = lv == kNoPref ? uint8_t(kProcessLocal) : lv;
+        return t;
+      }
+    }
+  }
+  return -1;
+}
+
+// TaskSetManager.resourceOffer: the task launched (its attempt id) or -1; `reject` tells a
+// delay-scheduling rejection (nothing launched at maxLocality ANY while tasks wait).
+int64_t Sim::resource_offer(TaskSet& ts, int32_t e, uint8_t max_level, bool& reject) {
+  reject = false;
+  uint8_t allowed = max_level;
+  if (max_level != kNoPref) {
+    allowed = allowed_level(ts);
+    if (allowed > max_level) allowed = max_level;
+  }
+  uint8_t level = kAny;
+  const int64_t t = dequeue(ts, e, allowed, level);
+  if (t >= 0) {
+    const bool spec = launched_[t] != 0;
+    if (opt_.legacy_locality_reset && max_level != kNoPref) reset_timer(ts, level);
+    return launch(ts, t, e, level, spec);
+  }
+  reject = max_level == kAny && (ts.unlaunched > 0 || !ts.spec.empty());
+  return -1;
+}
+
+int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool speculative) {
+  const int64_t a = static_cast<int64_t>(att_task_.size());
+  const int32_t slot = slot_stack_[slot_base_[e] + --slot_top_[e]];
+  double dur = wl_.work[t] / cl_.speed[e] + opt_.task_launch_overhead;
+  uint8_t& used = slot_used_[slot_base_[e] + slot];
+  if (!used) { used = 1; dur += opt_.first_task_overhead; }
+  att_task_.push_back(static_cast<int32_t>(t));
+  att_node_.push_back(e);
+  att_slot_.push_back(slot);
+  att_start_.push_back(now_);
+  att_finish_.push_back(kNaN);
+  att_level_.push_back(level);
+  att_status_.push_back(kRunning);
+  att_spec_.push_back(speculative ? 1 : 0);
+  free_[e] -= opt_.task_cpus;
+  running_[e]++;
+  copies_[t]++;
+  run_att_[t] = a;
+  if (first_att_[t] < 0) first_att_[t] = a;
+  ts.running++;
+  pool_running_[ts.pool]++;
+  running_total_++;
+  if (speculative) {
+    ts.spec.erase(std::find(ts.spec.begin(), ts.spec.end(), static_cast<int32_t>(t)));
+    pending_total_--;
+    spec_launched_++;
+  } else {
+    launched_[t] = 1;
+    ts.unlaunched--;
+    pending_total_--;
+    const uint8_t p = task_prefs_[t];
+    if (p & 1) ts.pend[0]--;
+    if (p & 2) ts.pend[1]--;
+    if (p & 4) ts.pend[2]--;
+    if (p & 8) ts.pend[3]--;
+  }
+  if (ts.unlaunched == 0 && ts.spec.empty()) set_waiting(ts.stage, false);
+  if (std::isnan(stage_start_[ts.stage])) stage_start_[ts.stage] = now_;
+  q_.push(now_ + dur, kTaskEnd, 0, static_cast<uint64_t>(a));
+  if (opt_.speculation) arm_speculation();
+  if (pending_total_ == 0 && opt_.dynamic_allocation) { add_time_ = kNaN; to_add_ = 1; }  // onSchedulerQueueEmpty
+  return a;
+}
+
+// Rootpool.getSortedTaskSetQueue: FIFO orders task sets by (job, stage); FAIR orders pools by
+// FairSchedulingAlgorithm, then each pool's task sets by the pool's own mode.
+void Sim::sorted_task_sets() {
+  order_.clear();
+  // FairSchedulingAlgorithm.comparator for (running, minShare, weight, name rank)
+  auto fair_less = [](int32_t r1, int32_t m1, double w1, int32_t n1, int32_t r2, int32_t m2, double w2, int32_t n2) {
+    const bool needy1 = r1 < m1, needy2 = r2 < m2;
+    if (needy1 && !needy2) return true;
+    if (!needy1 && needy2) return false;
+    double c1, c2;
+    if (needy1 && needy2) {
+      c1 = r1 / std::max(double(m1), 1.0);
+      c2 = r2 / std::max(double(m2), 1.0);
+    } else {
+      c1 = r1 / w1;  // weight 0 gives +inf (or NaN for 0/0, compared as Java's Double.compareTo: NaN last)
+      c2 = r2 / w2;
+    }
+    if (std::isnan(c1) || std::isnan(c2)) {
+      if (std::isnan(c1) != std::isnan(c2)) return std::isnan(c2);
+    } else if (c1 != c2) {
+      return c1 < c2;
+    }
+    return n1 < n2;
+  };
+  if (!fair_) {
+    order_ = waiting_;  // kept in FIFO order
+    return;
+  }
+  pool_order_.clear();
+  for (int32_t s : waiting_) {
+    const int32_t p = ts_[s].pool;
+    if (std::find(pool_order_.begin(), pool_order_.end(), p) == pool_order_.end()) pool_order_.push_back(p);
+  }
+  std::sort(pool_order_.begin(), pool_order_.end(), [&](int32_t a, int32_t b) {
+    return fair_less(pool_running_[a], pools_[a].min_share, pools_[a].weight, pool_name_rank_[a], pool_running_[b],
+                     pools_[b].min_share, pools_[b].weight, pool_name_rank_[b]);
+  });
+  for (int32_t p : pool_order_) {
+    const size_t from = order_.size();
+    for (int32_t s : waiting_)
+      if (ts_[s].pool == p) order_.push_back(s);
+    if (pools_[p].fair)
+      std::sort(order_.begin() + from, order_.end(), [&](int32_t a, int32_t b) {
+        const TaskSet &x = ts_[a], &y = ts_[b];
+        return fair_less(x.running, 0, 1.0, x.name_rank, y.running, 0, 1.0, y.name_rank);
+      });
+  }
+}
+
+// Whether some pass of an offer round could launch a task of `ts` on executor e: a task
+// preferring e; else one preferring its host (at NODE_LOCAL, or the NO_PREF pass, which delay
+// scheduling does not cap); one without preference (idem); its rack (at RACK_LOCAL); any (ANY).
+bool Sim::can_launch_on(TaskSet& ts, int32_t e) {
+  const uint8_t allowed = allowed_level(ts);
+  bool nopref_pass = false;
+  for (uint8_t k = 0; k < ts.n_levels; ++k) nopref_pass |= ts.levels[k] == kNoPref;
+  if (ts.unlaunched == 0) return false;
+  if (allowed >= kAny) return true;
+  if (List* l = find(ts.exec_b, ts.exec_e, e); l && take(*l) >= 0) return true;
+  if (allowed >= kNodeLocal || nopref_pass)
+    if (List* l = find(ts.host_b, ts.host_e, host(e)); l && take(*l) >= 0) return true;
+  if ((allowed >= kNoPref || nopref_pass) && ts.pend[2] > 0) return true;
+  if (allowed >= kRackLocal && racks_)
+    if (List* l = find(ts.rack_b, ts.rack_e, cl_.rack[e]); l && take(*l) >= 0) return true;
+  return false;
+}
+
+// TaskSchedulerImpl.resourceOffers over every executor with free cores (single_executor < 0:
+// the revive path, isAllFreeResources) or one executor (a task's end).
+void Sim::resource_offers(int32_t single_executor) {
+  offer_exec_.clear();
+  offer_free_.clear();
+  int64_t free_total = 0;
+  if (single_executor >= 0) {
+    if (!alive_[single_executor] || free_[single_executor] < opt_.task_cpus) return;
+    offer_exec_.push_back(single_executor);
+    offer_free_.push_back(free_[single_executor]);
+    free_total = free_[single_executor];
+  } else {
+    for (int32_t e = 0; e < n_exec_; ++e)
+      if (alive_[e] && free_[e] >= opt_.task_cpus) {
+        offer_exec_.push_back(e);
+        offer_free_.push_back(free_[e]);
+        free_total += free_[e];
+      }
+    if (offer_exec_.empty()) return;
+    if (opt_.shuffle_offers)
+      for (size_t i = offer_exec_.size() - 1; i > 0; --i) {
+        const size_t j = rng_.below(i + 1);
+        std::swap(offer_exec_[i], offer_exec_[j]);
+        std::swap(offer_free_[i], offer_free_[j]);
+      }
+  }
+  if (waiting_.empty()) return;
+  ++offer_rounds_;
+  const bool all_free = single_executor < 0;
+  for (size_t i = 0; i < offer_exec_.size(); ++i) offer_pos_[offer_exec_[i]] = static_cast<int32_t>(i);
+  sorted_task_sets();
+  for (int32_t s : order_) {
+    if (free_total < opt_.task_cpus) break;  // nothing left to offer: the rest would see no offer
+    TaskSet& ts = ts_[s];
+    if (!ts.active) continue;
+    // (a task set with nothing to launch is not offered: Spark's offer would only move its delay
+    // timer, which matters to nothing but later speculative copies)
+    if (ts.unlaunched == 0 && ts.spec.empty()) continue;
+    if (offer_exec_.size() == 1 && ts.spec.empty() && opt_.sparse_offers && !can_launch_on(ts, offer_exec_[0])) {
+      // one executor that no task of this set may run on now: every pass finds nothing, and
+      // the ANY pass rejects (tasks wait)
+      if (!opt_.legacy_locality_reset) ts.no_rejects_since_reset = false;
+      continue;
+    }
+    bool launched_any = false, no_rejects = true;
+    uint8_t global_min = kAny + 1;
+    for (uint8_t li = 0; li < ts.n_levels; ++li) {
+      const uint8_t max_level = ts.levels[li];
+      bool launched_here;
+      do {
+        launched_here = false;
+        offer_pass(ts, max_level, launched_here, no_rejects, global_min, free_total);
+        launched_any |= launched_here;
+      } while (launched_here);
+    }
+    if (!opt_.legacy_locality_reset) {
+      if (no_rejects) {
+        if (launched_any && (all_free || ts.no_rejects_since_reset)) {
+          reset_timer(ts, global_min);
+          ts.no_rejects_since_reset = true;
+        }
+      } else {
+        ts.no_rejects_since_reset = false;
+      }
+    }
+  }
+  for (int32_t e : offer_exec_) offer_pos_[e] = -1;
+}
+
+// One pass of resourceOfferSingleTaskSet: every offer with free cores, in order, once. An offer
+// that finds no task has no effect but a possible delay rejection (at maxLocality ANY); so while
+// the allowed level admits only tasks with preferences (PROCESS_LOCAL, NODE_LOCAL), the pass
+// visits only the offers whose executor or host some waiting task prefers, and accounts for the
+// others' rejections -- the same launches, in the same order, as visiting them all.
+void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_rejects, uint8_t& global_min,
+                     int64_t& free_total) {
+  uint8_t allowed = max_level;
+  if (max_level != kNoPref) allowed = std::min(allowed_level(ts), max_level);
+  if (!opt_.sparse_offers || allowed >= kNoPref || !ts.spec.empty() || offer_exec_.size() < 8) {
+    dense_pass(ts, max_level, 0, launched, no_rejects, global_min, free_total);
+    return;
+  }
+  cand_.clear();
+  for (int32_t k = ts.exec_b; k < ts.exec_e; ++k) {
+    const int32_t pos = offer_pos_[lists_[k].key];
+    if (pos >= 0 && take(lists_[k]) >= 0) cand_.push_back(pos);
+  }
+  if (allowed >= kNodeLocal)
+    for (int32_t k = ts.host_b; k < ts.host_e; ++k) {
+      const int32_t h = lists_[k].key;
+      const int32_t e0 = h * opt_.executors_per_host, e1 = std::min(e0 + opt_.executors_per_host, n_exec_);
+      bool has = false;
+      for (int32_t e = e0; e < e1; ++e)
+        if (offer_pos_[e] >= 0) {
+          if (!has && take(lists_[k]) < 0) break;
+          has = true;
+          cand_.push_back(offer_pos_[e]);
+        }
+    }
+  std::sort(cand_.begin(), cand_.end());
+  cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+  // rejections of the offers not visited in [from, to): one with free cores while tasks wait
+  auto skipped = [&](size_t from, size_t to) {
+    if (max_level != kAny || !no_rejects || (ts.unlaunched == 0 && ts.spec.empty())) return;
+    for (size_t i = from; i < to; ++i)
+      if (offer_free_[i] >= opt_.task_cpus) { no_rejects = false; return; }
+  };
+  size_t next = 0;
+  for (size_t k = 0; k < cand_.size(); ++k) {
+    const size_t i = static_cast<size_t>(cand_[k]);
+    skipped(next, i);
+    next = i + 1;
+    if (offer_free_[i] < opt_.task_cpus) continue;
+    bool reject = false;
+    const int64_t a = resource_offer(ts, offer_exec_[i], max_level, reject);
+    no_rejects &= !reject;
+    if (a < 0) continue;
+    offer_free_[i] -= opt_.task_cpus;
+    free_total -= opt_.task_cpus;
+    launched = true;
+    global_min = std::min<uint8_t>(global_min, static_cast<uint8_t>(att_level_[a]));
+    const uint8_t now_allowed = max_level != kNoPref ? std::min(allowed_level(ts), max_level) : max_level;
+    if (now_allowed != allowed) {  // a level ran out of tasks: the rest of the pass sees a wider level
+      dense_pass(ts, max_level, i + 1, launched, no_rejects, global_min, free_total);
+      return;
+    }
+  }
+  skipped(next, offer_exec_.size());
+}
+
+void Sim::dense_pass(TaskSet& ts, uint8_t max_level, size_t from, bool& launched, bool& no_rejects, uint8_t& global_min,
+                     int64_t& free_total) {
+  for (size_t i = from; i < offer_exec_.size(); ++i) {
+    if (offer_free_[i] < opt_.task_cpus) continue;
+    bool reject = false;
+    const int64_t a = resource_offer(ts, offer_exec_[i], max_level, reject);
+    no_rejects &= !reject;
+    if (a >= 0) {
+      offer_free_[i] -= opt_.task_cpus;
+      free_total -= opt_.task_cpus;
+      launched = true;
+      global_min = std::min<uint8_t>(global_min, static_cast<uint8_t>(att_level_[a]));
+    }
+  }
+}
+
+void Sim::arm_revive() {
+  if (revive_armed_) return;
+  revive_armed_ = true;
+  const double next = (std::floor(now_ / opt_.revive_interval + kEps) + 1) * opt_.revive_interval;
+  q_.push(next, kRevive);
+}
+
+void Sim::arm_speculation() {
+  if (spec_armed_) return;
+  spec_armed_ = true;
+  const double next = (std::floor(now_ / opt_.speculation_interval + kEps) + 1) * opt_.speculation_interval;
+  q_.push(next, kSpecTick);
+}
+
+void Sim::revive_tick() {
+  revive_armed_ = false;
+  if (pending_total_ == 0) return;  // an offer round could launch nothing; the timer re-arms on new work
+  resource_offers(-1);
+  if (pending_total_ > 0) arm_revive();
+}
+
+// DAGScheduler.submitMissingTasks -> TaskSchedulerImpl.submitTasks -> backend.reviveOffers
+void Sim::submit_stage(int32_t s) {
+  TaskSet& ts = ts_[s];
+  ts.active = true;
+  ts.n_levels = 0;
+  compute_levels(ts);
+  ts.cur = 0;
+  ts.last_reset = now_;
+  stage_ready_[s] = now_;
+  // active_ in FIFO order (job, stage)
+  auto pos = std::upper_bound(active_.begin(), active_.end(), s, [&](int32_t a, int32_t b) {
+    return ts_[a].job != ts_[b].job ? ts_[a].job < ts_[b].job : a < b;
+  });
+  active_.insert(pos, s);
+  set_waiting(s, true);
+  pending_total_ += ts.unlaunched;
+  initializing_ = false;
+  if (opt_.dynamic_allocation && pending_total_ > 0 && std::isnan(add_time_)) add_time_ = now_ + opt_.backlog_timeout;
+  arm_revive();
+  resource_offers(-1);
+}
+
+void Sim::finish_attempt(int64_t a, uint8_t status) {
+  att_status_[a] = status;
+  att_finish_[a] = now_;
+  const int32_t e = att_node_[a];
+  const int32_t t = att_task_[a];
+  TaskSet& ts = ts_[wl_.task_job[t]];
+  free_[e] += opt_.task_cpus;
+  slot_stack_[slot_base_[e] + slot_top_[e]++] = att_slot_[a];
+  if (--running_[e] == 0) idle_since_[e] = now_;
+  copies_[t]--;
+  ts.running--;
+  pool_running_[ts.pool]--;
+  running_total_--;
+}
+
+void Sim::task_end(int64_t a) {
+  if (att_status_[a] != kRunning) return;  // a killed copy
+  const int32_t t = att_task_[a];
+  const int32_t e = att_node_[a];
+  const int32_t s = wl_.task_job[t];
+  TaskSet& ts = ts_[s];
+  finish_attempt(a, kSucceeded);
+  done_[t] = 1;
+  ts.succeeded++;
+  ts.add_duration(now_ - att_start_[a]);
+  int32_t killed_exec = -1;
+  if (copies_[t] > 0) {  // the other copy is killed (TaskSetManager.handleSuccessfulTask)
+    const int64_t b = a == first_att_[t] ? run_att_[t] : first_att_[t];
+    finish_attempt(b, kKilled);
+    killed_exec = att_node_[b];
+  }
+  {  // speculatable entries of a task done are dropped
+    auto it = std::find(ts.spec.begin(), ts.spec.end(), t);
+    if (it != ts.spec.end()) { ts.spec.erase(it); pending_total_--; }
+    if (ts.unlaunched == 0 && ts.spec.empty()) set_waiting(s, false);
+  }
+  const bool stage_done = ts.succeeded == ts.n;
+  if (stage_done) {
+    ts.active = false;
+    active_.erase(std::find(active_.begin(), active_.end(), s));
+    stage_finish_[s] = now_;
+    --unfinished_;
+  }
+  // CoarseGrainedSchedulerBackend: StatusUpdate -> makeOffers(executorId)
+  resource_offers(e);
+  if (killed_exec >= 0) resource_offers(killed_exec);
+  if (stage_done)
+    for (int32_t c : children_[s])
+      if (--parents_left_[c] == 0)
+        q_.push(std::max(now_, wl_.submit_time[c]) + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(c));
+}
+
+void Sim::set_waiting(int32_t s, bool on) {
+  TaskSet& ts = ts_[s];
+  if (ts.waiting == on) return;
+  ts.waiting = on;
+  if (on) {
+    auto pos = std::upper_bound(waiting_.begin(), waiting_.end(), s, [&](int32_t a, int32_t b) {
+      return ts_[a].job != ts_[b].job ? ts_[a].job < ts_[b].job : a < b;
+    });
+    waiting_.insert(pos, s);
+  } else {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), s));
+  }
+}
+
+// TaskSetManager.checkSpeculatableTasks
+bool Sim::check_speculatable(TaskSet& ts) {
+  if (ts.n == 1 || ts.succeeded == ts.n) return false;
+  const int32_t min_finished = std::max(static_cast<int32_t>(std::floor(opt_.speculation_quantile * ts.n)), 1);
+  if (ts.succeeded < min_finished) return false;
+  const double threshold = std::max(opt_.speculation_multiplier * ts.median(), opt_.speculation_min_task_runtime);
+  bool found = false;
+  for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
+    if (done_[t] || copies_[t] != 1) continue;
+    const int64_t a = run_att_[t];
+    if (now_ - att_start_[a] <= threshold + kEps) continue;  // runtime > threshold (Spark: whole ms)
+    if (std::find(ts.spec.begin(), ts.spec.end(), static_cast<int32_t>(t)) != ts.spec.end()) continue;
+    if (att_spec_[a] || first_att_[t] != a) continue;  // a task gets one speculative copy
+    ts.spec.push_back(static_cast<int32_t>(t));
+    pending_total_++;
+    set_waiting(ts.stage, true);
+    found = true;
+  }
+  return found;
+}
+
+void Sim::speculation_tick() {
+  spec_armed_ = false;
+  bool found = false;
+  for (int32_t s : active_) found |= check_speculatable(ts_[s]);
+  if (found) {
+    if (opt_.dynamic_allocation && std::isnan(add_time_)) add_time_ = now_ + opt_.backlog_timeout;
+    arm_revive();
+    resource_offers(-1);
+  }
+  if (running_total_ > 0) arm_speculation();
+}
+
+// ------------------------------------------------------------------ dynamic allocation
+
+void Sim::executors_changed() {
+  for (int32_t s : active_) compute_levels(ts_[s]);
+  exec_series_.add_row({now_, double(n_alive_), double(target_)});
+}
+
+void Sim::register_executor(int32_t e) {
+  if (!starting_[e]) return;  // the request was cancelled
+  starting_[e] = 0;
+  --n_starting_;
+  alive_[e] = 1;
+  ++n_alive_;
+  ++exec_added_;
+  free_[e] = cl_.slots[e];
+  slot_top_[e] = cl_.slots[e];
+  for (int32_t k = 0; k < cl_.slots[e]; ++k) slot_stack_[slot_base_[e] + k] = cl_.slots[e] - 1 - k;
+  idle_since_[e] = now_;
+  alive_per_host_[host(e)]++;
+  alive_per_rack_[cl_.rack[e]]++;
+  executors_changed();
+  resource_offers(-1);  // RegisterExecutor -> makeOffers()
+}
+
+void Sim::remove_executor(int32_t e) {
+  alive_[e] = 0;
+  --n_alive_;
+  ++exec_removed_;
+  free_[e] = 0;
+  alive_per_host_[host(e)]--;
+  alive_per_rack_[cl_.rack[e]]--;
+  executors_changed();
+}
+
+// Brings the executors alive or starting to target_: starts the lowest free nodes, or cancels
+// the latest starts (the cluster manager drops requests not yet granted).
+void Sim::request_executors() {
+  for (int32_t e = 0; e < n_exec_ && n_alive_ + n_starting_ < target_; ++e)
+    if (!alive_[e] && !starting_[e]) {
+      starting_[e] = 1;
+      ++n_starting_;
+      q_.push(now_ + opt_.executor_start_time, kExecRegister, static_cast<uint32_t>(e));
+    }
+  for (int32_t e = n_exec_ - 1; e >= 0 && n_alive_ + n_starting_ > target_ && n_starting_ > 0; --e)
+    if (starting_[e]) { starting_[e] = 0; --n_starting_; }
+}
+
+// ExecutorAllocationManager.schedule: updateAndSyncNumExecutorsTarget, then removal of
+// executors idle past executorIdleTimeout (never below minExecutors or the target).
+void Sim::allocation_tick() {
+  alloc_armed_ = false;
+  const int32_t cores = std::max(cl_.slots[0] / opt_.task_cpus, 1);
+  const int64_t needed = static_cast<int64_t>(
+      std::ceil(double(pending_total_ + running_total_) * opt_.executor_allocation_ratio / cores - kEps));
+  const int32_t old_target = target_;
+  if (!initializing_) {
+    if (needed < target_) {
+      target_ = std::max<int32_t>(static_cast<int32_t>(needed), opt_.min_executors);
+      to_add_ = 1;
+    } else if (!std::isnan(add_time_) && now_ >= add_time_ - kEps) {
+      if (target_ >= max_exec_) {
+        to_add_ = 1;
+      } else {
+        const int32_t before = target_;
+        int64_t t = int64_t(target_) + to_add_;
+        t = std::min<int64_t>(t, needed);
+        t = std::max<int64_t>(std::min<int64_t>(t, max_exec_), opt_.min_executors);
+        target_ = static_cast<int32_t>(t);
+        const int32_t delta = target_ - before;
+        to_add_ = delta == 0 ? 1 : (delta == to_add_ ? to_add_ * 2 : 1);
+      }
+      const double sustained = opt_.sustained_backlog_timeout >= 0 ? opt_.sustained_backlog_timeout : opt_.backlog_timeout;
+      add_time_ = now_ + sustained;
+    }
+  }
+  if (target_ != old_target) {
+    request_executors();
+    exec_series_.add_row({now_, double(n_alive_), double(target_)});
+  }
+  for (int32_t e = 0; e < n_exec_; ++e)
+    if (alive_[e] && running_[e] == 0 && now_ - idle_since_[e] >= opt_.executor_idle_timeout - kEps) {
+      const int32_t total = n_alive_ + n_starting_;
+      if (total - 1 < opt_.min_executors || total - 1 < target_) break;
+      remove_executor(e);
+    }
+  if (unfinished_ > 0 || n_alive_ + n_starting_ > std::max(opt_.min_executors, target_)) {
+    alloc_armed_ = true;
+    q_.push((std::floor(now_ / opt_.allocation_interval + kEps) + 1) * opt_.allocation_interval, kAllocTick);
+  }
+}
+
+// ------------------------------------------------------------------------------ the run
+
+SimResult Sim::run() {
+  const size_t nj = wl_.n_jobs();
+  // executors: all (static) or the initial ones (dynamic) register at executor_start_time
+  if (opt_.dynamic_allocation) {
+    target_ = std::min(std::max(opt_.initial_executors, opt_.min_executors), max_exec_);
+    request_executors();
+    alloc_armed_ = true;
+    q_.push(opt_.allocation_interval, kAllocTick);
+  } else {
+    target_ = n_exec_;
+    request_executors();
+  }
+  for (size_t s = 0; s < nj; ++s)
+    if (parents_left_[s] == 0) q_.push(wl_.submit_time[s] + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(s));
+
+  while (!q_.empty()) {
+    const Event ev = q_.top();
+    if (ev.time > opt_.time_limit) break;
+    if (unfinished_ == 0 && ev.kind != kAllocTick && ev.kind != kExecRegister) {
+      q_.pop();
+      continue;  // only the executor bookkeeping of dynamic allocation runs past the last stage
+    }
+    q_.pop();
+    now_ = ev.time;
+    ++events_;
+    poll_interrupt(events_);
+    switch (ev.kind) {
+      case kStageSubmit: submit_stage(static_cast<int32_t>(ev.a)); break;
+      case kTaskEnd: task_end(static_cast<int64_t>(ev.b)); break;
+      case kRevive: revive_tick(); break;
+      case kSpecTick: speculation_tick(); break;
+      case kAllocTick: allocation_tick(); break;
+      case kExecRegister: register_executor(static_cast<int32_t>(ev.a)); break;
+    }
+  }
+
+  SimResult r;
+  r.job_start = std::move(stage_start_);
+  r.job_finish = std::move(stage_finish_);
+  r.job_extra["ready"] = std::move(stage_ready_);
+  const size_t na = att_task_.size();
+  r.att_locality.resize(na);
+  for (size_t i = 0; i < na; ++i) {
+    const uint8_t lv = static_cast<uint8_t>(att_level_[i]);
+    r.att_locality[i] = lv <= kNodeLocal ? schedlab::kNodeLocal : lv == kRackLocal ? schedlab::kRackLocal : lv == kAny ? kRemote : kNoLocality;
+    if (att_status_[i] == kRunning) att_finish_[i] = kNaN;
+  }
+  r.att_task = std::move(att_task_);
+  r.att_node = std::move(att_node_);
+  r.att_start = std::move(att_start_);
+  r.att_finish = std::move(att_finish_);
+  r.att_status = std::move(att_status_);
+  r.att_slot = std::move(att_slot_);
+  r.att_speculative = std::move(att_spec_);
+  r.att_extra["spark_locality"] = std::move(att_level_);
+  r.counters["tasks_launched"] = double(na);
+  r.counters["speculative_launched"] = double(spec_launched_);
+  r.counters["offer_rounds"] = double(offer_rounds_);
+  r.counters["events_pushed"] = double(q_.pushed());
+  r.counters["executors_added"] = double(exec_added_);
+  r.counters["executors_removed"] = double(exec_removed_);
+  if (opt_.dynamic_allocation) r.series["executors"] = std::move(exec_series_);
+  r.events = events_;
+  r.end_time = now_;
+  return r;
+}
+
+}  // namespace
+
+SimResult simulate(const Cluster& cluster, const Workload& workload, bool fair, const std::vector<PoolSpec>& pools,
+                   const Options& options, uint64_t seed) {
+  Sim sim(cluster, workload, fair, pools, options, seed);
+  return sim.run();
+}
+
+void register_engine() {
+  EngineInfo e;
+  e.name = "spark";
+  e.summary = "Apache Spark's task scheduler in one application: stages of jobs, resource offers, FIFO/FAIR pools, "
+              "delay scheduling, speculation, dynamic allocation";
+  e.options = Options::specs();
+  e.run = [](const RunRequest& r) {
+    const SchedulerInfo& info = find_scheduler(r.scheduler);
+    Params sp(info.name, info.params, r.scheduler_params);
+    Params op("simulate options (spark engine)", Options::specs(), r.options);
+    int32_t n_pools = 0;
+    for (int32_t u : r.workload->user) n_pools = std::max(n_pools, u + 1);
+    const bool fair = info.name == "spark_fair";
+    const std::vector<PoolSpec> pools = parse_pools(sp.has("pools") ? sp.text("pools") : "", n_pools);
+    return simulate(*r.cluster, *r.workload, fair, pools, Options::from(op), r.seed);
+  };
+  schedlab::register_engine(std::move(e));
+
+  const std::string cite = "Apache Spark 3.5, org.apache.spark.scheduler: TaskSchedulerImpl.resourceOffers, "
+                           "TaskSetManager.resourceOffer/getAllowedLocalityLevel, Pool.getSortedTaskSetQueue";
+  SchedulerInfo fifo;
+  fifo.name = "spark_fifo";
+  fifo.engine = "spark";
+  fifo.citation = cite + ", FIFOSchedulingAlgorithm";
+  fifo.summary = "Spark's FIFO scheduling mode (spark.scheduler.mode=FIFO): task sets by job id, then stage id";
+  schedlab::register_scheduler(fifo);
+  SchedulerInfo fair;
+  fair.name = "spark_fair";
+  fair.engine = "spark";
+  fair.citation = cite + ", FairSchedulingAlgorithm, FairSchedulableBuilder";
+  fair.summary = "Spark's FAIR scheduling mode: pools (weight, minShare, FIFO or FAIR inside) from a fairscheduler.xml";
+  fair.params = {ParamSpec::text("pools", "",
+                                 "the pools, as schedlab.spark.pools() encodes a fairscheduler.xml file or a dict: "
+                                 "'code=name/FIFO|FAIR/weight/minShare;...' by pool (job 'user') code; pools not given are "
+                                 "FIFO with weight 1 and minShare 0")};
+  schedlab::register_scheduler(fair);
+}
+
+}  // namespace schedlab::spark

@@ -1,0 +1,126 @@
+"""The Spark engine's Python side: executors as a cluster, fair scheduler pools from a
+``fairscheduler.xml`` file or a dict, and the FIFO / FAIR scheduler configurations.
+
+The engine (``engine="spark"``, schedulers ``spark_fifo`` and ``spark_fair``) models Apache
+Spark 3.x's task scheduling in one application; see ``docs/spark.md``. A workload job is a Spark
+*stage*, its ``parents`` the stages it reads shuffle output from, its ``dag`` the Spark *job*
+(so ``Result.dags`` holds the Spark jobs), its ``user`` the fair scheduler pool; a cluster node
+is an *executor* whose ``map_slots`` are its cores.
+
+>>> import schedlab as sl
+>>> cluster = sl.spark.cluster(executors=4, cores=2)
+>>> fair = sl.spark.fair(workload, pools="fairscheduler.xml")
+>>> sl.simulate(cluster, workload, fair, locality_wait=3.0).dags
+"""
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+
+from ._cluster import Cluster
+from .schedulers import SchedulerConfig
+
+#: Defaults of a pool not defined (FairSchedulableBuilder: FIFO inside, weight 1, minShare 0).
+DEFAULT_POOL = {"schedulingMode": "FIFO", "weight": 1.0, "minShare": 0}
+_MODES = ("FIFO", "FAIR")
+
+
+def cluster(executors: int, cores: int = 1, *, racks: int = 1, speeds=1.0) -> Cluster:
+    """A cluster of ``executors`` executors with ``cores`` cores each (spark.executor.cores) for
+    the spark engine: one node per executor (its ``map_slots`` and ``slots`` are the cores).
+    Executors sharing a host: the engine option ``executors_per_host``."""
+    return Cluster(nodes=executors, racks=racks, map_slots=cores, reduce_slots=0, speeds=speeds)
+
+
+def _number(value, what, where, whole=False):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (whole and v != int(v)):
+        raise ValueError(f"{where}: {what} must be a {'whole ' if whole else ''}number >= 0, got {value!r}")
+    return v
+
+
+def read_pools(source) -> dict:
+    """Pools as ``{name: {"schedulingMode": "FIFO"|"FAIR", "weight": w, "minShare": m}}`` from a
+    ``fairscheduler.xml`` file (a path), the XML text itself, or a dict of such dicts (missing
+    keys take Spark's defaults: FIFO, 1, 0). Bad input raises ValueError naming the file and pool."""
+    if isinstance(source, dict):
+        out = {}
+        for name, spec in source.items():
+            spec = {} if spec is None else spec
+            if not isinstance(spec, dict):
+                raise ValueError(f"pools: pool {name!r} must map to a dict of schedulingMode/weight/minShare, got {spec!r}")
+            unknown = set(spec) - set(DEFAULT_POOL)
+            if unknown:
+                raise ValueError(f"pools: pool {name!r} has unknown keys {sorted(unknown)}; known: {list(DEFAULT_POOL)}")
+            out[str(name)] = _pool(spec, f"pools: pool {name!r}")
+        return out
+    if not isinstance(source, (str, os.PathLike)):
+        raise ValueError(f"pools: expected a fairscheduler.xml path, XML text or a dict, got {type(source).__name__}")
+    text = os.fspath(source)
+    if text.lstrip().startswith("<"):
+        where, xml = "pools (XML text)", text
+    else:
+        where = text
+        if not os.path.exists(text):
+            raise FileNotFoundError(f"{text}: no such fair scheduler file")
+        with open(text, encoding="utf-8") as f:
+            xml = f.read()
+    try:
+        root = ET.fromstring(xml)
+    except ET.ParseError as e:
+        raise ValueError(f"{where}: not well-formed XML ({e})") from None
+    if root.tag != "allocations":
+        raise ValueError(f"{where}: the root element must be <allocations>, got <{root.tag}>")
+    out = {}
+    for i, pool in enumerate(root.findall("pool")):
+        name = pool.get("name")
+        if not name:
+            raise ValueError(f"{where}: pool number {i + 1} has no name attribute")
+        spec = {}
+        for key in DEFAULT_POOL:
+            el = pool.find(key)
+            if el is not None and el.text is not None:
+                spec[key] = el.text.strip()
+        out[name] = _pool(spec, f"{where}: pool {name!r}")
+    return out
+
+
+def _pool(spec, where):
+    mode = str(spec.get("schedulingMode", "FIFO")).strip().upper()
+    if mode not in _MODES:
+        raise ValueError(f"{where}: schedulingMode must be FIFO or FAIR, got {spec.get('schedulingMode')!r}")
+    return {"schedulingMode": mode,
+            "weight": _number(spec.get("weight", 1), "weight", where),
+            "minShare": int(_number(spec.get("minShare", 0), "minShare", where, whole=True))}
+
+
+def encode_pools(pools, workload) -> str:
+    """The engine's encoding of ``pools`` (see :func:`read_pools`) for ``workload``: one entry
+    per pool its jobs use (by the job column ``user``), the pools it does not define with
+    Spark's defaults."""
+    defined = read_pools(pools) if pools is not None else {}
+    labels = workload.user_labels
+    n = len(labels) if labels is not None else int(workload.jobs["user"].max()) + 1
+    parts = []
+    for code in range(n):
+        name = str(labels[code]) if labels is not None else ("default" if code == 0 else f"pool{code}")
+        if any(c in name for c in "/;="):
+            raise ValueError(f"pool name {name!r} must not contain '/', ';' or '='")
+        p = defined.get(name, DEFAULT_POOL)
+        parts.append(f"{code}={name}/{p['schedulingMode']}/{p['weight']!r}/{int(p['minShare'])}")
+    return ";".join(parts)
+
+
+def fair(workload, pools=None) -> SchedulerConfig:
+    """Spark's FAIR scheduling mode for ``workload`` with ``pools`` (a fairscheduler.xml path,
+    its text, or a dict; see :func:`read_pools`)."""
+    return SchedulerConfig("spark_fair", pools=encode_pools(pools, workload))
+
+
+def fifo() -> SchedulerConfig:
+    """Spark's FIFO scheduling mode (the default spark.scheduler.mode)."""
+    return SchedulerConfig("spark_fifo")

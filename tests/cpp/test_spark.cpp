@@ -1,0 +1,303 @@
+// The Spark engine (schedlab/spark.h): hand-checked schedules of FIFO and FAIR pools, delay
+// scheduling by locality level, stage DAGs, speculation and dynamic allocation; determinism
+// and bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "schedlab/registry.h"
+#include "schedlab/spark.h"
+
+using namespace schedlab;
+
+namespace {
+
+Cluster executors(int n, int cores, std::vector<double> speeds = {}, int racks = 1) {
+  Cluster c;
+  for (int i = 0; i < n; ++i) {
+    c.rack.push_back(i * racks / n);
+    c.speed.push_back(speeds.empty() ? 1.0 : speeds[i]);
+    c.map_slots.push_back(cores);
+    c.reduce_slots.push_back(0);
+    c.slots.push_back(cores);
+    c.vcores.push_back(cores);
+    c.memory.push_back(1024);
+    c.node_type.push_back(0);
+  }
+  c.n_racks = racks;
+  c.validate();
+  return c;
+}
+
+struct StageSpec {
+  double submit;
+  int32_t job;   // Spark job (dag)
+  int32_t pool;  // user
+  std::vector<double> works;
+  std::vector<std::vector<int32_t>> prefs;  // per task (empty = none)
+  std::vector<int32_t> parents;
+};
+
+Workload stages(const std::vector<StageSpec>& specs) {
+  Workload w;
+  bool any_pref = false, any_parent = false;
+  for (auto& s : specs) {
+    for (auto& p : s.prefs) any_pref |= !p.empty();
+    any_parent |= !s.parents.empty();
+  }
+  if (any_pref) w.replica_begin.push_back(0);
+  if (any_parent) w.parent_begin.push_back(0);
+  for (size_t j = 0; j < specs.size(); ++j) {
+    const StageSpec& s = specs[j];
+    w.submit_time.push_back(s.submit);
+    w.user.push_back(s.pool);
+    w.dag.push_back(s.job);
+    for (size_t k = 0; k < s.works.size(); ++k) {
+      w.task_job.push_back(static_cast<int32_t>(j));
+      w.work.push_back(s.works[k]);
+      if (any_pref) {
+        if (k < s.prefs.size())
+          for (int32_t n : s.prefs[k]) w.replica_node.push_back(n);
+        w.replica_begin.push_back(static_cast<int64_t>(w.replica_node.size()));
+      }
+    }
+    if (any_parent) {
+      for (int32_t p : s.parents) w.parent_job.push_back(p);
+      w.parent_begin.push_back(static_cast<int64_t>(w.parent_job.size()));
+    }
+  }
+  w.finalize();
+  return w;
+}
+
+SimResult run(const Cluster& c, const Workload& w, const std::string& sched, ParamValues opts = {},
+              ParamValues params = {}, uint64_t seed = 0) {
+  RunRequest r;
+  r.cluster = &c;
+  r.workload = &w;
+  r.scheduler = sched;
+  r.options = std::move(opts);
+  r.scheduler_params = std::move(params);
+  r.seed = seed;
+  return schedlab::run(r);
+}
+
+ParamValues nums(std::map<std::string, double> n, std::map<std::string, std::string> s = {}) {
+  ParamValues v;
+  v.numbers = std::move(n);
+  v.strings = std::move(s);
+  return v;
+}
+
+// start time of task t's first attempt
+double start_of(const SimResult& r, int32_t t) {
+  for (size_t i = 0; i < r.att_task.size(); ++i)
+    if (r.att_task[i] == t) return r.att_start[i];
+  return NAN;
+}
+
+}  // namespace
+
+TEST(Spark, RegisteredWithParams) {
+  const auto& info = find_scheduler("spark_fair");
+  EXPECT_EQ(info.engine, "spark");
+  EXPECT_EQ(find_scheduler("spark_fifo").engine, "spark");
+  bool has_wait = false;
+  for (auto& s : find_engine("spark").options) has_wait |= s.name == "locality_wait" && s.default_number == 3.0;
+  EXPECT_TRUE(has_wait);
+}
+
+// One executor with one core; job 0 (pool 0) has two 10 s tasks, job 1 (pool 1) arrives at 1 s
+// with one 5 s task.
+TEST(Spark, FifoRunsJobsInOrder) {
+  Cluster c = executors(1, 1);
+  Workload w = stages({{0, 0, 0, {10, 10}, {}, {}}, {1, 1, 1, {5}, {}, {}}});
+  SimResult r = run(c, w, "spark_fifo");
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 20);  // job 0's second task takes the core at 10 (task-end offer)
+  EXPECT_DOUBLE_EQ(r.job_start[1], 20);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 25);
+}
+
+TEST(Spark, FairPoolsTieByNameThenMinShare) {
+  Cluster c = executors(1, 1);
+  Workload w = stages({{0, 0, 0, {10, 10}, {}, {}}, {1, 1, 1, {5}, {}, {}}});
+  // both pools run nothing at 10 s: not needy, equal running/weight -> the smaller name ("adhoc") first
+  SimResult r = run(c, w, "spark_fair", {}, nums({}, {{"pools", "0=prod/FIFO/1/0;1=adhoc/FIFO/1/0"}}));
+  EXPECT_DOUBLE_EQ(r.job_start[1], 10);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 15);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 25);
+  // prod with minShare 1 is needy: it goes first
+  r = run(c, w, "spark_fair", {}, nums({}, {{"pools", "0=prod/FIFO/1/1;1=adhoc/FIFO/1/0"}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 20);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 25);
+}
+
+// Two cores; pool 0 weight 1 with two stages, pool 1 weight 3: after the first round, the
+// pool with the lower running/weight ratio gets each freed core.
+TEST(Spark, FairWeights) {
+  Cluster c = executors(1, 4);
+  // pool 0: one stage of 8 tasks of 10 s at 0; pool 1: one stage of 8 tasks of 10 s at 0.5
+  Workload w = stages({{0, 0, 0, std::vector<double>(8, 10), {}, {}}, {0.5, 1, 1, std::vector<double>(8, 10), {}, {}}});
+  SimResult r = run(c, w, "spark_fair", {}, nums({}, {{"pools", "0=a/FIFO/1/0;1=b/FIFO/3/0"}}));
+  // 0 s: a takes all 4 cores. 10 s: four task-end offers one by one; ratios a 3/1, b 0/3 -> b;
+  // a 2/1 vs b 1/3 -> b; a 1/1 vs b 2/3 -> b; a 0/1 vs b 3/3 -> a. So b runs 3, a 1.
+  int b_at_10 = 0, a_at_10 = 0;
+  for (size_t i = 0; i < r.att_task.size(); ++i)
+    if (r.att_start[i] == 10) (r.att_task[i] >= 8 ? b_at_10 : a_at_10)++;
+  EXPECT_EQ(b_at_10, 3);
+  EXPECT_EQ(a_at_10, 1);
+}
+
+// Two executors on two hosts, one core each; both tasks prefer executor 0 (a cached partition).
+TEST(Spark, DelaySchedulingWaitsPerLevel) {
+  Cluster c = executors(2, 1);
+  Workload w = stages({{0, 0, 0, {10, 10}, {{0}, {0}}, {}}});
+  // PROCESS_LOCAL waits 3 s (revives at 1, 2 rejected), NODE_LOCAL another 3 s: ANY at 6 s
+  SimResult r = run(c, w, "spark_fifo");
+  EXPECT_DOUBLE_EQ(start_of(r, 0), 0);
+  EXPECT_DOUBLE_EQ(start_of(r, 1), 6);
+  EXPECT_EQ(r.att_node[1], 1);
+  // no wait at the node level: ANY after 3 s
+  r = run(c, w, "spark_fifo", nums({{"locality_wait_node", 0}}));
+  EXPECT_DOUBLE_EQ(start_of(r, 1), 3);
+  // a long wait: the task waits for executor 0 and runs there, process-local, at 10 s
+  r = run(c, w, "spark_fifo", nums({{"locality_wait", 20}}));
+  EXPECT_DOUBLE_EQ(start_of(r, 1), 10);
+  EXPECT_EQ(r.att_node[1], 0);
+  EXPECT_EQ(r.att_extra.at("spark_locality")[1], double(spark::kProcessLocal));
+  // the two executors on one host, preferences by host: both node-local at once
+  r = run(c, w, "spark_fifo", nums({{"executors_per_host", 2}}, {{"preferred_locations", "host"}}));
+  EXPECT_DOUBLE_EQ(start_of(r, 1), 0);
+  EXPECT_EQ(r.att_extra.at("spark_locality")[1], double(spark::kNodeLocal));
+}
+
+// A stage of two 4 s maps feeding a 2 s reduce stage, in one Spark job.
+TEST(Spark, StagesWaitForTheirParents) {
+  Cluster c = executors(1, 2);
+  Workload w = stages({{0, 0, 0, {4, 4}, {}, {}}, {0, 0, 0, {2}, {}, {0}}});
+  SimResult r = run(c, w, "spark_fifo");
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 4);
+  EXPECT_DOUBLE_EQ(r.job_extra.at("ready")[1], 4);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 6);
+  r = run(c, w, "spark_fifo", nums({{"stage_submit_delay", 0.5}, {"task_launch_overhead", 0.25}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 4.75);
+  EXPECT_DOUBLE_EQ(r.job_extra.at("ready")[1], 5.25);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 7.5);
+}
+
+TEST(Spark, FirstTaskOverheadOncePerCore) {
+  Cluster c = executors(1, 1);
+  Workload w = stages({{0, 0, 0, {1, 1, 1}, {}, {}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"first_task_overhead", 2}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 5);  // 3 + 1 + 1
+}
+
+// Speculation: four 1 s tasks on executors 0..3 (offers not shuffled), executor 3 ten times
+// slower; three tasks end at 1 s (>= 0.75 x 4), median 1 s, threshold 1.5 s: the slow task is
+// speculatable at the first check past 1.5 s (1.6 s); its copy goes to the first free executor
+// offered (0, another host) and ends at 2.6 s, when the original is killed.
+TEST(Spark, SpeculationCopiesTheStraggler) {
+  Cluster c = executors(5, 1, {1, 1, 1, 0.1, 1});
+  Workload w = stages({{0, 0, 0, {1, 1, 1, 1}, {}, {}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"speculation", 1}, {"shuffle_offers", 0}}));
+  ASSERT_EQ(r.att_task.size(), 5u);
+  EXPECT_EQ(r.att_speculative[4], 1);
+  EXPECT_EQ(r.att_node[4], 0);
+  EXPECT_NEAR(r.att_start[4], 1.6, 1e-9);
+  EXPECT_EQ(r.att_status[4], kSucceeded);
+  EXPECT_EQ(r.att_status[3], kKilled);
+  EXPECT_NEAR(r.job_finish[0], 2.6, 1e-9);
+  // without speculation the stage ends with the straggler
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}));
+  EXPECT_NEAR(r.job_finish[0], 10, 1e-9);
+}
+
+// Dynamic allocation from zero executors: the backlog timer (1 s) asks for 1, then 2 (ramp-up
+// doubles), then the rest; executors register 0.5 s after the request; idle ones leave 60 s
+// after their last task.
+TEST(Spark, DynamicAllocationRampsUpAndTimesOut) {
+  Cluster c = executors(4, 1);
+  Workload w = stages({{0, 0, 0, {10, 10, 10, 10}, {}, {}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"dynamic_allocation", 1}, {"executor_start_time", 0.5}}));
+  std::vector<double> starts(r.att_start.begin(), r.att_start.end());
+  std::sort(starts.begin(), starts.end());
+  ASSERT_EQ(starts.size(), 4u);
+  EXPECT_NEAR(starts[0], 1.5, 1e-9);
+  EXPECT_NEAR(starts[1], 2.5, 1e-9);
+  EXPECT_NEAR(starts[2], 2.5, 1e-9);
+  EXPECT_NEAR(starts[3], 3.5, 1e-9);
+  EXPECT_EQ(r.counters.at("executors_added"), 4);
+  EXPECT_EQ(r.counters.at("executors_removed"), 4);
+  EXPECT_NEAR(r.end_time, 73.5, 0.1 + 1e-9);  // the last executor idles out 60 s after 13.5 s
+}
+
+TEST(Spark, DeterministicAndSeeded) {
+  Cluster c = executors(8, 2, {}, 2);
+  std::vector<StageSpec> spec;
+  for (int j = 0; j < 6; ++j) {
+    StageSpec s{j * 0.7, j, j % 2, {}, {}, {}};
+    for (int k = 0; k < 12; ++k) {
+      s.works.push_back(1 + (k * 7 + j) % 5);
+      s.prefs.push_back({(k + j) % 8});
+    }
+    spec.push_back(s);
+  }
+  Workload w = stages(spec);
+  SimResult a = run(c, w, "spark_fair", {}, {}, 3), b = run(c, w, "spark_fair", {}, {}, 3);
+  EXPECT_EQ(a.att_start, b.att_start);
+  EXPECT_EQ(a.att_node, b.att_node);
+  for (size_t j = 0; j < w.n_jobs(); ++j) EXPECT_TRUE(std::isfinite(a.job_finish[j]));
+  // every task ran once and succeeded; no executor ran more tasks than cores at once
+  EXPECT_EQ(a.att_task.size(), w.n_tasks());
+  for (size_t i = 0; i < a.att_task.size(); ++i) {
+    int overlap = 0;
+    for (size_t k = 0; k < a.att_task.size(); ++k)
+      if (a.att_node[k] == a.att_node[i] && a.att_start[k] <= a.att_start[i] && a.att_finish[k] > a.att_start[i]) ++overlap;
+    EXPECT_LE(overlap, 2);
+  }
+}
+
+TEST(Spark, BadInput) {
+  Cluster c = executors(1, 1);
+  Workload w = stages({{0, 0, 0, {1}, {}, {}}});
+  EXPECT_THROW(run(c, w, "spark_fair", {}, nums({}, {{"pools", "0=a/LIFO/1/0"}})), std::invalid_argument);
+  EXPECT_THROW(run(c, w, "spark_fair", {}, nums({}, {{"pools", "x=a/FIFO/1/0"}})), std::invalid_argument);
+  EXPECT_THROW(run(c, w, "spark_fair", {}, nums({}, {{"pools", "0=a/FIFO/-1/0"}})), std::invalid_argument);
+  EXPECT_THROW(run(c, w, "spark_fifo", nums({{"min_executors", 3}, {"max_executors", 2}})), std::invalid_argument);
+  EXPECT_THROW(run(c, w, "spark_fifo", nums({{"task_cpus", 2}})), std::invalid_argument);
+}
+
+// Visiting only the offers that can launch gives Spark's schedule (every offer visited), with
+// rejections and timer resets, on a loaded cluster with cached partitions and racks.
+TEST(Spark, SparseOffersSameSchedule) {
+  Cluster c = executors(60, 2, {}, 3);
+  std::vector<StageSpec> spec;
+  uint64_t x = 7;
+  auto next = [&](int n) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; return int((x >> 33) % n); };
+  for (int j = 0; j < 80; ++j) {
+    StageSpec s{j * 0.9, j / 2, j % 3, {}, {}, {}};
+    if (j % 2 == 1) s.parents = {j - 1};
+    const int n = 4 + next(30);
+    for (int k = 0; k < n; ++k) {
+      s.works.push_back(0.5 + next(40) / 4.0);
+      if (j % 2 == 0 && next(4) > 0) s.prefs.push_back({next(60)}); else s.prefs.push_back({});
+    }
+    spec.push_back(s);
+  }
+  Workload w = stages(spec);
+  for (bool fair : {false, true})
+    for (double wait : {0.0, 1.0, 3.0}) {
+      spark::Options o;
+      o.locality_wait = wait;
+      o.executors_per_host = 2;
+      const std::vector<spark::PoolSpec> pools = spark::parse_pools("1=b/FAIR/2/3", 3);
+      SimResult a = spark::simulate(c, w, fair, pools, o, 1);
+      o.sparse_offers = false;
+      SimResult b = spark::simulate(c, w, fair, pools, o, 1);
+      EXPECT_EQ(a.att_task, b.att_task);
+      EXPECT_EQ(a.att_node, b.att_node);
+      EXPECT_EQ(a.att_start, b.att_start);
+      EXPECT_EQ(a.events, b.events);
+    }
+}
