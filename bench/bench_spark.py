@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 import schedlab as sl
-from schedlab import spark
+from schedlab.engines import spark
 
 
 def synthetic(executors: int, cores: int, jobs: int, load: float, seed: int = 0) -> sl.Workload:

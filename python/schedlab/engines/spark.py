@@ -8,8 +8,9 @@ Spark 3.x's task scheduling in one application; see ``docs/spark.md``. A workloa
 is an *executor* whose ``map_slots`` are its cores.
 
 >>> import schedlab as sl
->>> cluster = sl.spark.cluster(executors=4, cores=2)
->>> fair = sl.spark.fair(workload, pools="fairscheduler.xml")
+>>> from schedlab.engines import spark
+>>> cluster = spark.cluster(executors=4, cores=2)
+>>> fair = spark.fair(workload, pools="fairscheduler.xml")
 >>> sl.simulate(cluster, workload, fair, locality_wait=3.0).dags
 """
 from __future__ import annotations
@@ -18,8 +19,8 @@ import math
 import os
 import xml.etree.ElementTree as ET
 
-from ._cluster import Cluster
-from .schedulers import SchedulerConfig
+from ..core.catalogue import SchedulerConfig
+from ..core.cluster import Cluster
 
 #: Defaults of a pool not defined (FairSchedulableBuilder: FIFO inside, weight 1, minShare 0).
 DEFAULT_POOL = {"schedulingMode": "FIFO", "weight": 1.0, "minShare": 0}

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import schedlab as sl
-from schedlab import spark
+from schedlab.engines import spark
 
 
 def two_jobs():
