@@ -64,8 +64,20 @@ struct Probe {
   int32_t job;
   int32_t next;
   int32_t prev;
+  int32_t pos;  // its entry in the worker's queue array
   uint8_t flags;
-  double acc;  // accumulated delay from probes that bypassed it (Eagle's starvation cap)
+};
+
+// A worker's queue is also an array, in queue order, for schedulers that scan whole queues
+// (Eagle's SRPT pick reads one contiguous run instead of following links across the pool).
+// Removed probes leave a hole (ref < 0) until the array is compacted on a later append.
+struct QueueEntry {
+  int32_t ref;  // probe id x 2 + 1 if the probe is long; -1: a hole
+  int32_t job;
+  double acc;   // delay accumulated from probes that bypassed it (Eagle's starvation cap)
+  bool live() const { return ref >= 0; }
+  int32_t probe() const { return ref >> 1; }
+  bool is_long() const { return ref & 1; }
 };
 
 // A worker's state, one cache line (what a suspended task needs to resume lives apart, in Sim).
@@ -153,7 +165,10 @@ class Sim {
   int32_t task_copies(int32_t t) const { return task_copies_[t]; }  // copies ever launched (clones)
   int32_t suspensions(int32_t t) const { return task_susp_[t]; }
   const Probe& probe(int32_t p) const { return pool_[p]; }
-  Probe& probe_mut(int32_t p) { return pool_[p]; }
+  // Worker w's queue array [queue_begin, queue_end): holes (!live()) among the probes in queue
+  // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
+  QueueEntry* queue_begin(int32_t w) { return queues_[w].e.data() + queues_[w].first; }
+  QueueEntry* queue_end(int32_t w) { return queues_[w].e.data() + queues_[w].e.size(); }
   int32_t att_task(int64_t a) const { return res_.att_task[a]; }
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }
@@ -204,7 +219,7 @@ class Sim {
   void close_window();
   int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
   void free_probe(int32_t p);
-  void append(int32_t w, int32_t p);
+  void append(int32_t w, int32_t p, double acc = 0.0);
   void unlink(int32_t w, int32_t p);
   int64_t new_attempt(int32_t task, int32_t w, double start, double finish, bool clone);
 
@@ -233,6 +248,12 @@ class Sim {
   static constexpr int32_t kOwnProbes = 4;
   std::vector<Probe> pool_;
   std::vector<uint8_t> own_free_;  // per worker: bit i set = its slot i is free
+  struct QueueArray {
+    std::vector<QueueEntry> e;
+    int32_t first = 0;  // entries before it are holes
+    int32_t holes = 0;
+  };
+  std::vector<QueueArray> queues_;
   std::vector<int32_t> free_probes_;
   struct Suspension {
     double remaining = 0;     // work left of the suspended task

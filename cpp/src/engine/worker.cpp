@@ -129,6 +129,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   workers_.assign(W, WorkerState{});
   long_work_.assign(W, 0);
   susp_.assign(W, Suspension{});
+  queues_.resize(W);
 
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
   submit_ = wl_.submit_time;
@@ -187,7 +188,8 @@ int32_t Sim::alloc_probe(int32_t w, int32_t job, uint8_t flags) {
     p = static_cast<int32_t>(pool_.size());
     pool_.push_back(Probe{});
   }
-  pool_[p] = Probe{job, -1, -1, flags, 0.0};
+  if (p >= (1 << 30)) throw std::length_error("worker engine: more than 2^30 probes queued at once");
+  pool_[p] = Probe{job, -1, -1, -1, flags};
   return p;
 }
 
@@ -198,9 +200,25 @@ void Sim::free_probe(int32_t p) {
     free_probes_.push_back(p);
 }
 
-void Sim::append(int32_t w, int32_t p) {
+void Sim::append(int32_t w, int32_t p, double acc) {
   WorkerState& s = workers_[w];
   Probe& pr = pool_[p];
+  QueueArray& qa = queues_[w];
+  if (s.qlen == 0) {
+    qa.e.clear();
+    qa.first = qa.holes = 0;
+  } else if (qa.holes > 8 && 2 * qa.holes > static_cast<int32_t>(qa.e.size())) {
+    size_t k = 0;  // compaction: the probes move to the front, in order
+    for (size_t i = qa.first; i < qa.e.size(); ++i)
+      if (qa.e[i].live()) {
+        pool_[qa.e[i].probe()].pos = static_cast<int32_t>(k);
+        qa.e[k++] = qa.e[i];
+      }
+    qa.e.resize(k);
+    qa.first = qa.holes = 0;
+  }
+  pr.pos = static_cast<int32_t>(qa.e.size());
+  qa.e.push_back(QueueEntry{p * 2 + ((pr.flags & kProbeLong) ? 1 : 0), pr.job, acc});
   pr.next = -1;
   pr.prev = s.tail;
   if (s.tail >= 0) pool_[s.tail].next = p; else s.head = p;
@@ -218,6 +236,13 @@ void Sim::unlink(int32_t w, int32_t p) {
   if (pr.prev >= 0) pool_[pr.prev].next = pr.next; else s.head = pr.next;
   if (pr.next >= 0) pool_[pr.next].prev = pr.prev; else s.tail = pr.prev;
   pr.next = pr.prev = -1;
+  QueueArray& qa = queues_[w];
+  qa.e[pr.pos].ref = -1;
+  ++qa.holes;
+  while (qa.first < static_cast<int32_t>(qa.e.size()) && !qa.e[qa.first].live()) {
+    ++qa.first;
+    --qa.holes;
+  }
   s.qlen--;
   if (pr.flags & kProbeLong) {
     s.qlong--;
@@ -231,9 +256,10 @@ void Sim::drop_probe(int32_t w, int32_t p) {
 }
 
 void Sim::move_probe(int32_t from, int32_t to, int32_t p) {
+  const double acc = queues_[from].e[pool_[p].pos].acc;
   unlink(from, p);
   pool_[p].flags |= kProbeStolen;
-  append(to, p);
+  append(to, p, acc);
 }
 
 void Sim::send_probes(int32_t job, const int32_t* targets, size_t n, double delay) {

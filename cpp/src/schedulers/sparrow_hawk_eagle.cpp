@@ -267,41 +267,41 @@ int32_t HybridScheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
 // the slack (cap x estimate - accumulated bypass delay) of every short probe in front of it.
 int32_t HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
   const double cap = cfg_.starvation_cap;
-  int32_t best = -1;
+  QueueEntry* const end = sim.queue_end(w);
+  QueueEntry* best = nullptr;
   double best_rem = INFINITY;
   double min_slack = INFINITY;
   bool first = true;
-  int32_t p = sim.worker(w).head;
-  while (p >= 0) {
-    const Probe& pr = sim.probe(p);
-    const int32_t nx = pr.next;
-    const int32_t job = pr.job;
-    if (sim.remaining(job) == -1) {  // the job has nothing left: stale probe, dropped for free
-      sim.drop_probe(w, p);
-      p = nx;
+  for (QueueEntry* q = sim.queue_begin(w); q != end; ++q) {
+    if (!q->live()) continue;
+    const int32_t job = q->job;
+    const double rem = sim.remaining(job);
+    if (rem == -1) {  // the job has nothing left: stale probe, dropped for free
+      sim.drop_probe(w, q->probe());
       continue;
     }
-    const bool is_long = pr.flags & kProbeLong;
-    if (is_long && short_only) { p = nx; first = false; continue; }
-    if (first && is_long) return p;
+    const bool is_long = q->is_long();
+    if (is_long && short_only) { first = false; continue; }
+    if (first && is_long) return q->probe();
     first = false;
     const double e = sim.est(job);
-    if (sim.remaining(job) < best_rem && e <= min_slack) {
-      best = p;
-      best_rem = sim.remaining(job);
+    if (rem < best_rem && e <= min_slack) {
+      best = q;
+      best_rem = rem;
     }
-    if (!is_long) min_slack = std::min(min_slack, cap * e - pr.acc);
+    if (!is_long) min_slack = std::min(min_slack, cap * e - q->acc);
     // Nothing further can win: no estimate fits a negative slack, and no remaining time is
     // below 0. Stale probes further back are purged when a later pick reaches them, which
     // changes no choice.
     if (min_slack < 0 || best_rem <= 0) break;
-    p = nx;
   }
-  if (best >= 0 && !(sim.probe(best).flags & kProbeLong)) {
-    const double e = sim.est(sim.probe(best).job);
-    for (int32_t q = sim.probe(best).prev; q >= 0; q = sim.probe(q).prev) sim.probe_mut(q).acc += e;
+  if (!best) return -1;
+  if (!best->is_long()) {
+    const double e = sim.est(best->job);
+    for (QueueEntry* q = sim.queue_begin(w); q != best; ++q)
+      if (q->live()) q->acc += e;
   }
-  return best;
+  return best->probe();
 }
 
 bool HybridScheduler::keep_probe(Sim& sim, int32_t, int32_t p) {
