@@ -1,4 +1,5 @@
-"""The ``schedlab`` command line: ``schedlab run``, ``schedlab demo``, ``schedlab schedulers``."""
+"""The ``schedlab`` command line: ``schedlab run``, ``schedlab demo``, ``schedlab schedulers``, ``schedlab sweep``,
+``schedlab replay``."""
 from __future__ import annotations
 
 import argparse
@@ -7,29 +8,12 @@ import time
 
 import pandas as pd
 
+from . import replay as replay_command
+from .args import kv as _kv
 from . import sweep as sweep_command
 
 SUMMARY_COLUMNS = ["makespan", "mean_completion_time", "p50_completion_time", "p90_completion_time",
                    "p99_completion_time", "total_flowtime", "fairness_jain", "locality_node", "utilization"]
-
-
-def _kv(items, what):
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise SystemExit(f"schedlab: {what} '{item}' must look like name=value")
-        k, v = item.split("=", 1)
-        for conv in (int, float):
-            try:
-                v = conv(v)
-                break
-            except ValueError:
-                pass
-        else:
-            if v.lower() in ("true", "false"):
-                v = v.lower() == "true"
-        out[k] = v
-    return out
 
 
 def _table(results) -> pd.DataFrame:
@@ -114,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     sch = sub.add_parser("schedulers", help="list every built-in scheduler")
     sch.set_defaults(func=cmd_schedulers)
     sweep_command.add_command(sub)
+    replay_command.add_command(sub)
     return p
 
 

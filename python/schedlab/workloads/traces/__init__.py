@@ -2,7 +2,8 @@
 
 ``read_trace(path)`` picks the format from the suffix (``.tr`` Hawk/Eagle, ``.tsv`` SWIM,
 ``.swf`` Parallel Workloads Archive) or from ``format=`` (also ``google2011`` task_events,
-``alibaba2017`` and ``alibaba2018`` batch_task). Malformed input raises ``ValueError`` naming the file and line.
+``alibaba2017`` and ``alibaba2018`` batch_task, ``spark_eventlog`` Spark event logs: a file or a rolling
+``eventlog_v2_*`` directory). Malformed input raises ``ValueError`` naming the file and line.
 """
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ def read_trace(path, format: str | None = None, **options):
 from .google import read_google_task_events  # noqa: E402
 from .alibaba import read_alibaba2017, read_alibaba2018  # noqa: E402
 from .swf import read_swf  # noqa: E402
+from .spark_eventlog import read_spark_eventlog  # noqa: E402
 
 register_reader("google2011", read_google_task_events)
 register_reader("alibaba2017", read_alibaba2017)
 register_reader("alibaba2018", read_alibaba2018)
 register_reader("swf", read_swf, suffixes=(".swf",))
+register_reader("spark_eventlog", read_spark_eventlog)

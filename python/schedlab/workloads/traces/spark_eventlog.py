@@ -1,0 +1,405 @@
+"""Apache Spark event logs (the JSON-lines files a Spark application writes with
+``spark.eventLog.enabled``) as workloads for the ``spark`` engine.
+
+``read_spark_eventlog(path)`` takes one event log file -- plain, or compressed as Spark writes
+them (``.zstd``, ``.lz4``, ``.snappy``; the optional extra ``schedlab[eventlogs]`` reads them)
+-- or a rolling event log directory (``eventlog_v2_*``, whose ``events_<n>_*`` files are read in
+order). Each stage that ran becomes a workload job (``job_id`` = stage id) with its tasks; its
+``parents`` are the stages it reads shuffle output from, its ``dag`` the Spark job that ran it,
+its ``user`` the fair scheduler pool (``spark.scheduler.pool``, else ``"default"``), its
+``submit_time`` its Spark job's submission, in seconds from the application's start.
+
+A task's ``work`` is its successful attempt's recorded duration (launch to finish, which holds
+the launch and result overheads; ``task_launch_overhead`` should stay 0 when replaying). Its
+preferred locations, which event logs do not record, are inferred: a task of a stage that reads
+a cached RDD and ran PROCESS_LOCAL prefers that executor; a task that ran NODE_LOCAL prefers the
+executors of its host; a stage reading shuffle output prefers, as Spark's reduce locality
+(``spark.shuffle.reduceLocality.enabled``) does, the executors holding at least 20 % of its first
+parent's shuffle output (when that parent has fewer than 1,000 tasks and the stage too); other
+tasks have no preference (RACK_LOCAL and ANY launches do not tell where the task wanted to run).
+Task failures, retries and speculative copies are not replayed: a task is its successful attempt.
+
+The workload's ``spark`` attribute (a :class:`SparkLog`) holds the rest: the executors, a
+:meth:`SparkLog.cluster` of them for the engine, the engine options the application ran with
+(:attr:`SparkLog.options`: locality waits, speculation, dynamic allocation, executors per
+host), its scheduling mode and pools, the recorded attempts and Spark jobs.
+
+Malformed or truncated logs raise ``ValueError`` naming the file and line.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ...core.workload import Workload
+
+_CODECS = {".zstd": "zstd", ".zst": "zstd", ".lz4": "lz4", ".snappy": "snappy", ".lzf": "lzf"}
+_LOCALITY = {"PROCESS_LOCAL": 0, "NODE_LOCAL": 1, "NO_PREF": 2, "RACK_LOCAL": 3, "ANY": 4}
+REDUCER_PREF_FRACTION = 0.2    # MapOutputTracker's REDUCER_PREF_LOCS_FRACTION
+SHUFFLE_PREF_THRESHOLD = 1000  # SHUFFLE_PREF_MAP_THRESHOLD and SHUFFLE_PREF_REDUCE_THRESHOLD
+
+
+@dataclass
+class SparkLog:
+    """What an event log tells beyond the workload."""
+    path: str
+    spark_version: str | None
+    app_id: str | None
+    app_start: float                 # epoch seconds of SparkListenerApplicationStart
+    properties: dict                 # Spark properties (SparkListenerEnvironmentUpdate)
+    executors: pd.DataFrame          # node, executor_id, host, cores, added, removed (s from app start)
+    jobs: pd.DataFrame               # Spark jobs: job_id, pool, submit_time, finish_time, result, stages
+    attempts: pd.DataFrame           # every recorded attempt
+    options: dict = field(default_factory=dict)   # spark engine options the application ran with
+    scheduler: str = "spark_fifo"    # spark.scheduler.mode
+
+    def cluster(self, cores: int | None = None):
+        """The executors as a cluster for the spark engine (one node per executor, in the order of
+        :attr:`executors`; ``cores`` overrides each executor's recorded cores)."""
+        from ...core.cluster import Cluster
+        c = self.executors["cores"].to_numpy() if cores is None else cores
+        return Cluster(nodes=len(self.executors), racks=1, map_slots=c, reduce_slots=0)
+
+
+# ------------------------------------------------------------------------------ decoding
+
+def _need_cramjam(path, codec):
+    try:
+        import cramjam
+    except ImportError:
+        raise ImportError(f"{path}: reading {codec}-compressed event logs needs the 'cramjam' package "
+                          f"(pip install 'schedlab[eventlogs]')") from None
+    return cramjam
+
+
+def _lz4_blocks(path, data, cramjam):
+    """lz4-java's LZ4BlockOutputStream framing (Spark's LZ4CompressionCodec): blocks of
+    'LZ4Block', a token (method | level), compressed and original lengths and a checksum (32-bit
+    little-endian each), then the block's bytes; an empty block ends the stream."""
+    out, pos = [], 0
+    while pos < len(data):
+        if data[pos:pos + 8] != b"LZ4Block" or pos + 21 > len(data):
+            raise ValueError(f"{path}: not an LZ4 block stream at byte {pos} (truncated or not written by Spark's lz4 codec)")
+        token = data[pos + 8]
+        clen, olen, _check = struct.unpack_from("<iii", data, pos + 9)
+        pos += 21
+        if clen < 0 or olen < 0 or pos + clen > len(data):
+            raise ValueError(f"{path}: truncated LZ4 block at byte {pos - 21}")
+        block = bytes(data[pos:pos + clen])
+        pos += clen
+        if olen == 0:
+            continue  # the end mark (or an empty flush)
+        method = token & 0xF0
+        if method == 0x10:
+            out.append(block)
+        elif method == 0x20:
+            out.append(bytes(cramjam.lz4.decompress_block(block, output_len=olen)))
+        else:
+            raise ValueError(f"{path}: unknown LZ4 block method {method:#x} at byte {pos - clen - 21}")
+    return b"".join(out)
+
+
+def _snappy_chunks(path, data, cramjam):
+    """snappy-java's SnappyOutputStream framing (Spark's SnappyCompressionCodec): the header
+    b'\\x82SNAPPY\\x00' and two 32-bit versions, then chunks of a 32-bit big-endian length and a
+    raw snappy block."""
+    magic = b"\x82SNAPPY\x00"
+    if data[:8] != magic:
+        raise ValueError(f"{path}: not a snappy-java stream (no \\x82SNAPPY header)")
+    out, pos = [], 16
+    while pos < len(data):
+        if pos + 4 > len(data):
+            raise ValueError(f"{path}: truncated snappy chunk at byte {pos}")
+        (n,) = struct.unpack_from(">i", data, pos)
+        pos += 4
+        if n < 0 or pos + n > len(data):
+            raise ValueError(f"{path}: truncated snappy chunk at byte {pos - 4}")
+        out.append(bytes(cramjam.snappy.decompress_raw(bytes(data[pos:pos + n]))))
+        pos += n
+    return b"".join(out)
+
+
+def _file_bytes(path):
+    name = path[:-len(".inprogress")] if path.endswith(".inprogress") else path
+    codec = _CODECS.get(os.path.splitext(name)[1].lower())
+    with open(path, "rb") as f:
+        data = f.read()
+    if codec is None:
+        return data
+    if codec == "lzf":
+        raise ValueError(f"{path}: lzf-compressed event logs are not supported (zstd, lz4 and snappy are)")
+    cramjam = _need_cramjam(path, codec)
+    try:
+        if codec == "zstd":
+            return bytes(cramjam.zstd.decompress(data))
+        if codec == "lz4":
+            return _lz4_blocks(path, data, cramjam)
+        return _snappy_chunks(path, data, cramjam)
+    except ValueError:
+        raise
+    except Exception as e:  # the codec's own error on corrupt or truncated input
+        raise ValueError(f"{path}: cannot decompress the {codec} event log ({type(e).__name__}: {e})") from None
+
+
+def _files(path):
+    """The event log files of ``path`` in order: the file itself, or a rolling directory's
+    events_<n>_* files by n."""
+    if not os.path.isdir(path):
+        return [path]
+    files = []
+    for name in os.listdir(path):
+        m = re.match(r"events_(\d+)_", name)
+        if m:
+            files.append((int(m.group(1)), os.path.join(path, name)))
+    if not files:
+        raise ValueError(f"{path}: a directory without events_<n>_* files is not a rolling Spark event log")
+    return [f for _, f in sorted(files)]
+
+
+def _events(path):
+    """Yields (file, line number, event dict)."""
+    for f in _files(path):
+        data = _file_bytes(f)
+        lines = data.split(b"\n")
+        for i, raw in enumerate(lines, start=1):
+            raw = raw.strip()
+            if not raw:
+                continue
+            try:
+                ev = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                last = i == len(lines) or (i == len(lines) - 1 and lines[-1] == b"")
+                what = "truncated event (the log ends inside it)" if last and not data.endswith(b"\n") else "not a JSON event"
+                raise ValueError(f"{f}:{i}: {what}: {e.msg if hasattr(e, 'msg') else e}") from None
+            if not isinstance(ev, dict) or "Event" not in ev:
+                raise ValueError(f"{f}:{i}: not a Spark listener event (no 'Event' field)")
+            yield f, i, ev
+
+
+# ------------------------------------------------------------------------------ reading
+
+def _get(ev, f, i, *keys, kind=None, event=None):
+    event = event or ev.get("Event")
+    cur = ev
+    for k in keys:
+        if not isinstance(cur, dict) or k not in cur:
+            raise ValueError(f"{f}:{i}: {event} has no field {'/'.join(keys)!r}")
+        cur = cur[k]
+    if kind is not None:
+        if kind is float and isinstance(cur, (int, float)) and not isinstance(cur, bool) and math.isfinite(cur):
+            return float(cur)
+        if kind is int and isinstance(cur, int) and not isinstance(cur, bool):
+            return cur
+        if kind is str and isinstance(cur, (str, int)):
+            return str(cur)
+        raise ValueError(f"{f}:{i}: {event} field {'/'.join(keys)!r} must be a "
+                         f"{ {float: 'number', int: 'whole number', str: 'string'}[kind]}, got {cur!r}")
+    return cur
+
+
+def _seconds(text, default):
+    """A Spark time property ('3s', '100ms', '1min'; a bare number is milliseconds) in seconds."""
+    if text is None:
+        return default
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(ms|s|m|min|h|d)?\s*", str(text))
+    if not m:
+        return default
+    scale = {"ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+    return float(m.group(1)) * scale.get(m.group(2) or "ms")
+
+
+def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
+    """Reads a Spark event log (file or rolling directory) into a workload of stages; see the
+    module's text. ``preferences="none"`` gives every task no preferred location."""
+    path = os.fspath(path)
+    if preferences not in ("inferred", "none"):
+        raise ValueError(f"read_spark_eventlog: preferences must be 'inferred' or 'none', got {preferences!r}")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such event log")
+    version = app_id = None
+    app_start = None
+    props: dict = {}
+    executors: dict = {}       # id -> dict(host, cores, added, removed)
+    jobs: dict = {}            # job id -> dict
+    stage_info: dict = {}      # stage id -> dict(parents, n, job, rdd cached)
+    attempts = []              # rows
+    first_time = None
+    for f, i, ev in _events(path):
+        kind = ev["Event"]
+        if kind == "SparkListenerLogStart":
+            version = ev.get("Spark Version")
+        elif kind == "SparkListenerApplicationStart":
+            app_start = _get(ev, f, i, "Timestamp", kind=float)
+            app_id = ev.get("App ID")
+        elif kind == "SparkListenerEnvironmentUpdate":
+            sp = ev.get("Spark Properties") or {}
+            props = dict(sp) if isinstance(sp, dict) else {k: v for k, v in sp}
+        elif kind == "SparkListenerExecutorAdded":
+            eid = _get(ev, f, i, "Executor ID", kind=str)
+            executors[eid] = {"host": _get(ev, f, i, "Executor Info", "Host", kind=str),
+                              "cores": _get(ev, f, i, "Executor Info", "Total Cores", kind=int),
+                              "added": _get(ev, f, i, "Timestamp", kind=float), "removed": math.nan}
+        elif kind == "SparkListenerExecutorRemoved":
+            eid = _get(ev, f, i, "Executor ID", kind=str)
+            if eid in executors:
+                executors[eid]["removed"] = _get(ev, f, i, "Timestamp", kind=float)
+        elif kind == "SparkListenerJobStart":
+            jid = _get(ev, f, i, "Job ID", kind=int)
+            submit = _get(ev, f, i, "Submission Time", kind=float)
+            first_time = submit if first_time is None else min(first_time, submit)
+            pool = (ev.get("Properties") or {}).get("spark.scheduler.pool") or "default"
+            infos = _get(ev, f, i, "Stage Infos")
+            if not isinstance(infos, list):
+                raise ValueError(f"{f}:{i}: SparkListenerJobStart field 'Stage Infos' must be a list")
+            for si in infos:
+                sid = _get(si, f, i, "Stage ID", kind=int, event=kind)
+                if sid not in stage_info:
+                    parents = _get(si, f, i, "Parent IDs", event=kind)
+                    cached = any(isinstance(r, dict) and (r.get("Storage Level") or {}).get("Use Memory", False)
+                                 or isinstance(r, dict) and (r.get("Storage Level") or {}).get("Use Disk", False)
+                                 for r in si.get("RDD Info", []))
+                    stage_info[sid] = {"parents": [int(p) for p in parents], "job": jid, "cached": cached,
+                                       "n": _get(si, f, i, "Number of Tasks", kind=int, event=kind)}
+            jobs[jid] = {"submit": submit, "pool": str(pool), "finish": math.nan, "result": None,
+                         "stages": [int(_get(si, f, i, "Stage ID", kind=int, event=kind)) for si in infos]}
+        elif kind in ("SparkListenerStageSubmitted", "SparkListenerStageCompleted"):
+            si = _get(ev, f, i, "Stage Info")
+            sid = _get(si, f, i, "Stage ID", kind=int, event=kind)
+            if sid in stage_info and any(isinstance(r, dict) and r.get("Number of Cached Partitions", 0) > 0
+                                         for r in si.get("RDD Info", [])):
+                stage_info[sid]["cached"] = True
+        elif kind == "SparkListenerTaskEnd":
+            sid = _get(ev, f, i, "Stage ID", kind=int)
+            ti = _get(ev, f, i, "Task Info")
+            reason = (ev.get("Task End Reason") or {}).get("Reason", "Success")
+            metrics = ev.get("Task Metrics") or {}
+            shuffle = (metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0) if isinstance(metrics, dict) else 0
+            loc = _get(ti, f, i, "Locality", kind=str, event=kind)
+            if loc not in _LOCALITY:
+                raise ValueError(f"{f}:{i}: SparkListenerTaskEnd field 'Task Info/Locality' is not a locality level: {loc!r}")
+            attempts.append({
+                "stage": sid, "stage_attempt": int(ev.get("Stage Attempt ID", 0)),
+                "index": _get(ti, f, i, "Index", kind=int, event=kind), "task_id": _get(ti, f, i, "Task ID", kind=int, event=kind),
+                "executor_id": _get(ti, f, i, "Executor ID", kind=str, event=kind), "host": _get(ti, f, i, "Host", kind=str, event=kind),
+                "launch": _get(ti, f, i, "Launch Time", kind=float, event=kind), "finish": _get(ti, f, i, "Finish Time", kind=float, event=kind),
+                "locality": loc, "speculative": bool(ti.get("Speculative", False)),
+                "succeeded": reason == "Success" and not ti.get("Failed", False) and not ti.get("Killed", False),
+                "reason": str(reason), "shuffle_bytes": float(shuffle or 0)})
+        elif kind == "SparkListenerJobEnd":
+            jid = _get(ev, f, i, "Job ID", kind=int)
+            if jid in jobs:
+                jobs[jid]["finish"] = _get(ev, f, i, "Completion Time", kind=float)
+                jobs[jid]["result"] = (ev.get("Job Result") or {}).get("Result")
+    if not jobs:
+        raise ValueError(f"{path}: the event log has no SparkListenerJobStart event (no Spark job ran)")
+    if app_start is None:
+        app_start = first_time
+    att = pd.DataFrame(attempts, columns=["stage", "stage_attempt", "index", "task_id", "executor_id", "host", "launch",
+                                          "finish", "locality", "speculative", "succeeded", "reason", "shuffle_bytes"])
+    if att.empty or not att["succeeded"].any():
+        raise ValueError(f"{path}: the event log has no successful task (SparkListenerTaskEnd)")
+
+    # executors: those added, plus any only seen running tasks; nodes grouped by host
+    for r in att.itertuples():
+        if r.executor_id not in executors:
+            executors[r.executor_id] = {"host": r.host, "cores": 1, "added": math.nan, "removed": math.nan}
+    host_order = list(dict.fromkeys(e["host"] for e in executors.values()))
+    ids = sorted(executors, key=lambda e: (host_order.index(executors[e]["host"]), int(e) if e.isdigit() else 1 << 62, e))
+    ex = pd.DataFrame({"node": np.arange(len(ids)), "executor_id": ids,
+                       "host": [executors[e]["host"] for e in ids],
+                       "cores": [int(executors[e]["cores"]) for e in ids],
+                       "added": [(executors[e]["added"] - app_start) / 1000 for e in ids],
+                       "removed": [(executors[e]["removed"] - app_start) / 1000 for e in ids]})
+    node_of = dict(zip(ids, ex["node"]))
+    host_nodes = ex.groupby("host", sort=False)["node"].apply(list).to_dict()
+
+    att["node"] = att["executor_id"].map(node_of).astype(np.int64)
+    att["launch_time"] = (att["launch"] - app_start) / 1000
+    att["finish_time"] = (att["finish"] - app_start) / 1000
+    ok = att[att["succeeded"]].sort_values(["stage", "index", "finish"]).drop_duplicates(["stage", "index"])
+    ran = set(ok["stage"])
+    unknown = ran - set(stage_info)
+    if unknown:
+        raise ValueError(f"{path}: tasks of stage {min(unknown)} appear but no SparkListenerJobStart lists that stage")
+
+    # reduce locality: executors holding >= 20 % of the first parent's shuffle output
+    def reduce_prefs(sid):
+        parents = [p for p in stage_info[sid]["parents"] if p in ran]
+        if not parents or stage_info[sid]["n"] >= SHUFFLE_PREF_THRESHOLD:
+            return None
+        p = parents[0]
+        maps = ok[ok["stage"] == p]
+        if len(maps) >= SHUFFLE_PREF_THRESHOLD:
+            return None
+        weight = maps["shuffle_bytes"] if maps["shuffle_bytes"].sum() > 0 else pd.Series(1.0, index=maps.index)
+        share = weight.groupby(maps["node"]).sum() / weight.sum()
+        return sorted(int(n) for n in share[share >= REDUCER_PREF_FRACTION].index)
+
+    replicas = []
+    pref_cache = {}
+    for r in ok.itertuples():
+        rep = None
+        if preferences == "inferred":
+            if r.locality == "NODE_LOCAL":
+                rep = host_nodes[r.host]
+            elif stage_info[r.stage]["parents"] and any(p in ran for p in stage_info[r.stage]["parents"]):
+                if r.stage not in pref_cache:
+                    pref_cache[r.stage] = reduce_prefs(r.stage)
+                rep = pref_cache[r.stage]
+            elif r.locality == "PROCESS_LOCAL" and stage_info[r.stage]["cached"]:
+                rep = [int(r.node)]
+        replicas.append(rep)
+
+    stages = sorted(ran)
+    job_rows = []
+    for sid in stages:
+        jid = stage_info[sid]["job"]
+        job_rows.append({"job_id": sid, "submit_time": (jobs[jid]["submit"] - app_start) / 1000,
+                         "user": jobs[jid]["pool"], "dag": jid,
+                         "parents": [p for p in stage_info[sid]["parents"] if p in ran]})
+    jtab = pd.DataFrame(job_rows)
+    # a parent stage run by a later job (rare) cannot be a parent: its child would wait forever
+    submit = dict(zip(jtab["job_id"], jtab["submit_time"]))
+    jtab["parents"] = [[p for p in ps if submit[p] <= submit[s]] for s, ps in zip(jtab["job_id"], jtab["parents"])]
+    work = (ok["finish"] - ok["launch"]).to_numpy(float) / 1000
+    if (work < 0).any():
+        k = int(np.argmax(work < 0))
+        raise ValueError(f"{path}: task {int(ok['task_id'].iloc[k])} of stage {int(ok['stage'].iloc[k])} finishes before it launches")
+    ttab = pd.DataFrame({"job_id": ok["stage"].to_numpy(), "work": np.maximum(work, 1e-3),
+                         "replicas": replicas, "task_index": ok["index"].to_numpy()})
+    name = os.path.basename(os.path.normpath(path))
+    w = Workload.from_frames(jtab, ttab, name=name, source=path)
+
+    jt = pd.DataFrame([{"job_id": j, "pool": v["pool"], "submit_time": (v["submit"] - app_start) / 1000,
+                        "finish_time": (v["finish"] - app_start) / 1000, "result": v["result"],
+                        "stages": [s for s in v["stages"] if s in ran]} for j, v in sorted(jobs.items())])
+    per_host = ex.groupby("host").size()
+    options = {
+        "locality_wait": _seconds(props.get("spark.locality.wait"), 3.0),
+        "speculation": str(props.get("spark.speculation", "false")).lower() == "true",
+        "dynamic_allocation": str(props.get("spark.dynamicAllocation.enabled", "false")).lower() == "true",
+        "executors_per_host": int(per_host.iloc[0]) if per_host.nunique() == 1 and len(set(ex["host"])) * int(per_host.iloc[0]) == len(ex)
+        and (ex.groupby("host", sort=False)["node"].apply(lambda s: list(s) == list(range(s.min(), s.max() + 1)))).all() else 1,
+    }
+    for lvl in ("process", "node", "rack"):
+        if f"spark.locality.wait.{lvl}" in props:
+            options[f"locality_wait_{lvl}"] = _seconds(props[f"spark.locality.wait.{lvl}"], options["locality_wait"])
+    if "spark.scheduler.revive.interval" in props:
+        options["revive_interval"] = _seconds(props["spark.scheduler.revive.interval"], 1.0)
+    if "spark.task.cpus" in props:
+        options["task_cpus"] = int(props["spark.task.cpus"])
+    for key, opt in (("spark.speculation.multiplier", "speculation_multiplier"),
+                     ("spark.speculation.quantile", "speculation_quantile")):
+        if key in props:
+            options[opt] = float(props[key])
+    w.spark = SparkLog(path=path, spark_version=version, app_id=app_id, app_start=app_start / 1000, properties=props,
+                       executors=ex, jobs=jt, attempts=att.drop(columns=["launch", "finish"]), options=options,
+                       scheduler="spark_fair" if str(props.get("spark.scheduler.mode", "FIFO")).upper() == "FAIR" else "spark_fifo")
+    return w

@@ -1,0 +1,128 @@
+"""read_trace(..., format="spark_eventlog"): Spark event logs recorded by a real Spark 4.3
+local-cluster[2,2,1024] application (two concurrent jobs in FAIR pools: a two-stage shuffle job
+and a job caching an RDD, then a job reading the cache), compressed as Spark writes them, as a
+rolling directory and as plain files; malformed and truncated logs; ``schedlab replay``."""
+import json
+import os
+import shutil
+
+import pytest
+
+import schedlab as sl
+from schedlab.cli.main import main as cli_main
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "spark_eventlogs")
+ROLLING = os.path.join(DATA, "eventlog_v2_zstd")
+cramjam = pytest.importorskip("cramjam")
+
+
+def plain_lines():
+    f = [n for n in os.listdir(ROLLING) if n.startswith("events_")][0]
+    return cramjam.zstd.decompress(open(os.path.join(ROLLING, f), "rb").read()).read().decode().splitlines()
+
+
+@pytest.fixture
+def plain_log(tmp_path):
+    p = tmp_path / "app-0000"
+    p.write_text("\n".join(plain_lines()) + "\n")
+    return str(p)
+
+
+def check_structure(w):
+    jobs = w.jobs.set_index("job_id")
+    # four stages in three Spark jobs: a 6-task map stage feeding a 2-task reduce stage (pool
+    # prod, one job), a 4-task stage caching an RDD and a 4-task stage reading it (pool adhoc,
+    # two jobs); the two threads race for the first job ids, so stages are found by shape
+    assert len(jobs) == 4 and jobs["dag"].nunique() == 3
+    child = jobs[jobs["parents"].map(len) > 0]
+    assert len(child) == 1
+    (parent,) = child["parents"].iloc[0]
+    assert child["n_maps"].iloc[0] == 2 and jobs.loc[parent, "n_maps"] == 6
+    assert child["dag"].iloc[0] == jobs.loc[parent, "dag"]
+    assert child["user"].iloc[0] == jobs.loc[parent, "user"] == "prod"
+    adhoc = jobs[jobs["user"] == "adhoc"]
+    assert list(adhoc["n_maps"]) == [4, 4] and adhoc["dag"].nunique() == 2
+    log = w.spark
+    assert list(log.executors["cores"]) == [2, 2]
+    assert log.scheduler == "spark_fair"
+    assert log.options["executors_per_host"] == 2
+    assert (w.tasks["work"] > 0).all()
+    assert log.jobs["result"].eq("JobSucceeded").all()
+
+
+def test_rolling_zstd_directory():
+    w = sl.read_trace(ROLLING, format="spark_eventlog")
+    check_structure(w)
+    # the cached stage's tasks prefer the executor they ran on; the shuffle reads prefer both
+    a = w.spark.attempts
+    assert set(a["locality"]) <= {"PROCESS_LOCAL", "NODE_LOCAL", "ANY", "RACK_LOCAL"}
+
+
+@pytest.mark.parametrize("name", ["app-lz4.lz4", "app-snappy.snappy"])
+def test_compressed_files(name):
+    check_structure(sl.read_trace(os.path.join(DATA, name), format="spark_eventlog"))
+
+
+def test_plain_file_and_split_rolling(plain_log, tmp_path):
+    w = sl.read_trace(plain_log, format="spark_eventlog")
+    check_structure(w)
+    lines = plain_lines()
+    d = tmp_path / "eventlog_v2_app-1"
+    d.mkdir()
+    half = len(lines) // 2
+    (d / "events_2_app-1").write_text("\n".join(lines[half:]) + "\n")
+    (d / "events_1_app-1").write_text("\n".join(lines[:half]) + "\n")
+    (d / "appstatus_app-1").write_text("")
+    w2 = sl.read_trace(str(d), format="spark_eventlog")
+    assert w2.jobs.drop(columns=["parents"]).equals(w.jobs.drop(columns=["parents"]))
+    assert list(w2.tasks["work"]) == list(w.tasks["work"])
+
+
+def test_replay_matches_structure(plain_log):
+    w = sl.read_trace(plain_log, format="spark_eventlog")
+    r = sl.simulate(w.spark.cluster(), w, "spark_fifo", **w.spark.options)
+    assert r.dags["finish_time"].notna().all()
+    assert len(r.tasks) == w.n_tasks
+    # every task of the cached stage that ran PROCESS_LOCAL prefers an executor
+    _, t = w.native().columns()
+    assert len(t["replica_node"]) > 0
+
+
+def test_malformed_and_truncated(plain_log, tmp_path):
+    lines = plain_lines()
+    bad = tmp_path / "bad"
+    bad.write_text("\n".join(lines[:5] + ["{not json"] + lines[5:]) + "\n")
+    with pytest.raises(ValueError, match=r"bad:6: not a JSON event"):
+        sl.read_trace(str(bad), format="spark_eventlog")
+    cut = tmp_path / "cut"
+    text = "\n".join(lines)
+    cut.write_text(text[: len(text) - 40])  # the last event cut in the middle, no final newline
+    with pytest.raises(ValueError, match=rf"cut:{len(lines)}: truncated event"):
+        sl.read_trace(str(cut), format="spark_eventlog")
+    # a task event without its launch time: the line and the field are named
+    k = next(i for i, l in enumerate(lines) if '"SparkListenerTaskEnd"' in l)
+    ev = json.loads(lines[k])
+    del ev["Task Info"]["Launch Time"]
+    missing = tmp_path / "missing"
+    missing.write_text("\n".join(lines[:k] + [json.dumps(ev)] + lines[k + 1:]) + "\n")
+    with pytest.raises(ValueError, match=rf"missing:{k + 1}: SparkListenerTaskEnd has no field 'Launch Time'"):
+        sl.read_trace(str(missing), format="spark_eventlog")
+    zbad = tmp_path / "events.zstd"
+    zbad.write_bytes(b"\x28\xb5\x2f\xfd garbage")
+    with pytest.raises(ValueError, match="cannot decompress the zstd event log"):
+        sl.read_trace(str(zbad), format="spark_eventlog")
+    empty = tmp_path / "eventlog_v2_empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="not a rolling Spark event log"):
+        sl.read_trace(str(empty), format="spark_eventlog")
+    nojobs = tmp_path / "nojobs"
+    nojobs.write_text(lines[0] + "\n")
+    with pytest.raises(ValueError, match="no SparkListenerJobStart"):
+        sl.read_trace(str(nojobs), format="spark_eventlog")
+
+
+def test_replay_command(plain_log, capsys):
+    assert cli_main(["replay", plain_log, "--scheduler", "spark_fifo", "--scheduler", "fair",
+                     "--executors", "4", "--cores", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded" in out and "spark_fifo" in out and "fair" in out and "p90_job_time" in out
