@@ -35,6 +35,8 @@ SimResult run_without_gil(Simulate&& simulate) {
 }
 // Defined in python_scheduler.cpp: the Python scheduler interface of the MapReduce engine.
 void bind_python_scheduler(pybind11::module_& m);
+// Defined in python_policies.cpp: the Python scheduler interfaces of the worker and share engines.
+void bind_python_policies(pybind11::module_& m);
 // Defined in harness.cpp: the scheduler harness.
 void bind_harness(pybind11::module_& m);
 

@@ -297,5 +297,6 @@ PYBIND11_MODULE(_core, m) {
       py::arg("options"), py::arg("seed"));
 
   schedlab::bindings::bind_python_scheduler(m);
+  schedlab::bindings::bind_python_policies(m);
   schedlab::bindings::bind_harness(m);
 }

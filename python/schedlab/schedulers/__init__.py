@@ -9,9 +9,13 @@ Python), the base class for writing a scheduler in Python, and the schedulers wr
 """
 from ..core.catalogue import (SchedulerConfig, as_config, available, check_options, get, names, options, params,
                               register)
-from .base import ANY, DONE, MAP, NODE_LOCAL, PENDING, RACK_LOCAL, REDUCE, RUNNING, FifoInPython, Scheduler
+from .base import (ANY, DONE, MAP, NODE_LOCAL, PENDING, RACK_LOCAL, REDUCE, RUNNING, FifoInPython, Policy, Scheduler,
+                   SharePolicy, WorkerScheduler)
 from . import mrcp  # registers the mrcp scheduler
+from .drf import DrfInPython
+from .sparrow import SparrowInPython
 
 __all__ = ["SchedulerConfig", "as_config", "available", "check_options", "get", "names", "options", "params",
-           "register", "Scheduler", "FifoInPython", "MAP", "REDUCE", "PENDING", "RUNNING", "DONE", "NODE_LOCAL",
+           "register", "Policy", "Scheduler", "WorkerScheduler", "SharePolicy", "FifoInPython", "SparrowInPython",
+           "DrfInPython", "MAP", "REDUCE", "PENDING", "RUNNING", "DONE", "NODE_LOCAL",
            "RACK_LOCAL", "ANY", "mrcp"]
