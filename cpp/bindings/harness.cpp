@@ -57,12 +57,14 @@ void bind_harness(py::module_& m) {
       .def("fail", &H::fail)
       .def("kill", &H::kill)
       .def("set_progress", &H::set_progress)
+      .def("act", &H::act)
       .def("report",
            [](H& h) {
              mr::SchedulerReport r = h.report();
              py::dict d;
              d["pool"] = r.pool;
              d["job"] = r.job;
+             d["user"] = r.user;
              d["scalar"] = r.scalar;
              return d;
            })
@@ -80,6 +82,7 @@ void bind_harness(py::module_& m) {
            })
       .def("job_id", &H::job_id)
       .def("pool_id", &H::pool_id)
+      .def("user_id", &H::user_id)
       .def("pools", &H::pools)
       .def("attempt_status", &H::attempt_status)
       .def("running_attempts", &H::running_attempts)

@@ -148,6 +148,7 @@ PYBIND11_MODULE(_core, m) {
              w->user = column<int32_t>(jobs, "user");
              w->queue = column<int32_t>(jobs, "queue");
              w->weight = column<double>(jobs, "weight");
+             w->priority = column<int32_t>(jobs, "priority");
              w->deadline = column<double>(jobs, "deadline");
              w->task_job = column<int32_t>(tasks, "job", true);
              w->task_stage = column<uint8_t>(tasks, "stage");

@@ -88,12 +88,16 @@ class Harness {
   void fail(const std::string& attempt);
   void kill(const std::string& attempt);
   void set_progress(const std::string& attempt, double progress);
+  // Runs one of the scheduler's periodic actions now (mr::Scheduler::act; fair: "update",
+  // "preempt"), as Hadoop's tests call them by hand.
+  void act(const std::string& action);
 
   // ---- reading state ----
   SchedulerReport report();  // the scheduler's own state (fair shares, ...), ids as below
   const JobState& job_state(const std::string& job);
   int32_t job_id(const std::string& job) const;
   int32_t pool_id(const std::string& pool) const;   // throws for an unknown pool
+  int32_t user_id(const std::string& user) const;   // throws for an unknown user
   std::vector<std::string> pools() const;           // by id
   std::string attempt_status(const std::string& attempt);  // running, succeeded, killed, failed
   std::vector<std::string> running_attempts(const std::string& tracker);
@@ -103,7 +107,7 @@ class Harness {
 
  private:
   struct Action {
-    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress } kind;
+    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress, Act } kind;
     double time;
     int64_t target;  // job, node or attempt id
     double value = 0;
@@ -137,6 +141,7 @@ class Harness {
   std::vector<std::string> assigned_;
   int64_t counter_ = 0;
   std::vector<int32_t> attempts_of_task_;
+  std::vector<std::string> act_names_;  // the Act actions' names (by index)
 };
 
 }  // namespace schedlab::mr

@@ -145,6 +145,7 @@ class Sim;
 struct SchedulerReport {
   std::map<std::string, std::vector<double>> pool;  // indexed by pool (queue) id
   std::map<std::string, std::vector<double>> job;   // indexed by job id
+  std::map<std::string, std::vector<double>> user;  // indexed by user id
   std::map<std::string, double> scalar;
 };
 
@@ -168,8 +169,11 @@ class Scheduler {
   virtual void on_node_restarted(Sim&, int32_t /*node*/) {}
   // Called at the end so a scheduler can add its counters and series.
   virtual void finish(Sim&, SimResult&) {}
-  // Its state now, for the scheduler harness (pure reading; may bring derived values up to date).
+  // Its state now, for the scheduler harness (reading only).
   virtual void report(Sim&, SchedulerReport&) {}
+  // Runs one of its periodic actions now, by name (the harness drives them as Hadoop's tests do,
+  // e.g. fair's "update" and "preempt"); false if it has no such action.
+  virtual bool act(Sim&, const std::string& /*action*/) { return false; }
 };
 
 // A speculative-execution policy, composable with every scheduler: the engine calls it around the

@@ -20,6 +20,9 @@ struct Workload {
   std::vector<int32_t> queue;     // capacity-scheduler queue id (dense, 0-based)
   std::vector<double> weight;     // fair-share weight (> 0)
   std::vector<double> deadline;   // absolute time; NaN = none
+  // Hadoop's JobPriority: 0 VERY_HIGH, 1 HIGH, 2 NORMAL (default), 3 LOW, 4 VERY_LOW. Hadoop's FIFO
+  // queues order by it before submission time; the Fair Scheduler turns it into a weight factor.
+  std::vector<int32_t> priority;
   std::vector<int64_t> task_begin;  // size n_jobs + 1; job j owns tasks [task_begin[j], task_begin[j+1])
   std::vector<int32_t> n_maps;      // tasks of stage 0; the rest of the job's tasks are stage 1
 

@@ -12,13 +12,11 @@ namespace schedlab::mr {
 
 namespace {
 
-// Hadoop 1.2.1 FairScheduler.getPriorityFactor: a job's priority as a weight factor.
-double priority_factor(const std::string& p) {
-  if (p == "VERY_HIGH") return 4.0;
-  if (p == "HIGH") return 2.0;
-  if (p == "NORMAL") return 1.0;
-  if (p == "LOW") return 0.5;
-  if (p == "VERY_LOW") return 0.25;
+// Hadoop's JobPriority as the workload's priority column (0 VERY_HIGH .. 4 VERY_LOW).
+int32_t priority_level(const std::string& p) {
+  static const char* names[] = {"VERY_HIGH", "HIGH", "NORMAL", "LOW", "VERY_LOW"};
+  for (int32_t i = 0; i < 5; ++i)
+    if (p == names[i]) return i;
   throw std::invalid_argument("unknown job priority '" + p + "' (VERY_HIGH, HIGH, NORMAL, LOW or VERY_LOW)");
 }
 
@@ -129,7 +127,7 @@ std::string Harness::submit(const HarnessJob& job) {
   if (!job.map_hosts.empty() && int32_t(job.map_hosts.size()) != job.maps)
     throw std::invalid_argument("submit: map_hosts has " + std::to_string(job.map_hosts.size()) + " entries for " +
                                 std::to_string(job.maps) + " maps");
-  priority_factor(job.priority);  // (checks it)
+  priority_level(job.priority);  // (checks it)
   if (!(job.weight > 0)) throw std::invalid_argument("submit: weight must be positive");
   if (!(job.work > 0)) throw std::invalid_argument("submit: work must be positive");
   for (const auto& hosts : job.map_hosts)
@@ -152,7 +150,7 @@ std::string Harness::submit(const HarnessJob& job) {
 
 void Harness::set_priority(const std::string& job, const std::string& priority) {
   const int32_t j = job_id(job);
-  priority_factor(priority);
+  priority_level(priority);
   for (const Action& a : log_)
     if (a.kind == Action::Heartbeat && a.time >= 0) {
       // a heartbeat after the job's submission would have seen the old priority
@@ -192,6 +190,12 @@ int32_t Harness::pool_id(const std::string& pool) const {
   auto it = pool_ids_.find(pool);
   if (it == pool_ids_.end()) throw std::invalid_argument("unknown pool '" + pool + "'");
   return int32_t(std::distance(pool_ids_.begin(), it));  // ids in name order
+}
+
+int32_t Harness::user_id(const std::string& user) const {
+  auto it = user_ids_.find(user);
+  if (it == user_ids_.end()) throw std::invalid_argument("unknown user '" + user + "'");
+  return int32_t(std::distance(user_ids_.begin(), it));  // ids in name order
 }
 
 std::vector<std::string> Harness::pools() const {
@@ -254,7 +258,8 @@ void Harness::ensure() {
     wl->submit_time.push_back(submitted);
     wl->user.push_back(users.at(s.user));
     wl->queue.push_back(pools.at(s.pool));
-    wl->weight.push_back(priority_factor(s.priority) * s.weight);
+    wl->weight.push_back(s.weight);
+    wl->priority.push_back(priority_level(s.priority));
     wl->deadline.push_back(s.deadline);
     wl->n_maps.push_back(s.maps);
     for (int32_t k = 0; k < s.maps + s.reduces; ++k) {
@@ -334,6 +339,10 @@ void Harness::apply(const Action& a, bool) {
     case Action::Fail: sim_->fail(a.target); break;
     case Action::Kill: sim_->kill(a.target); break;
     case Action::Progress: sim_->set_progress(a.target, a.value); break;
+    case Action::Act:
+      if (!sched_->act(*sim_, act_names_[size_t(a.target)]))
+        throw std::invalid_argument("scheduler '" + scheduler_ + "' has no action '" + act_names_[size_t(a.target)] + "'");
+      break;
   }
 }
 
@@ -388,6 +397,19 @@ void Harness::set_progress(const std::string& attempt, double progress) {
   if (!(progress >= 0 && progress <= 1)) throw std::invalid_argument("set_progress: progress must be in [0, 1]");
   const Action act{Action::Progress, now_, a, progress};
   apply(act, true);
+  log_.push_back(act);
+}
+
+void Harness::act(const std::string& action) {
+  ensure();
+  act_names_.push_back(action);
+  const Action act{Action::Act, now_, int64_t(act_names_.size()) - 1};
+  try {
+    apply(act, true);
+  } catch (...) {
+    act_names_.pop_back();
+    throw;
+  }
   log_.push_back(act);
 }
 

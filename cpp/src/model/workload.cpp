@@ -20,6 +20,7 @@ void Workload::finalize() {
   fill(user, nj, 0);
   fill(queue, nj, 0);
   fill(weight, nj, 1.0);
+  fill(priority, nj, 2);
   fill(deadline, nj, std::numeric_limits<double>::quiet_NaN());
   if (dag.empty()) {
     dag.resize(nj);
@@ -59,6 +60,7 @@ void Workload::validate(size_t n_nodes) const {
   need("user", user.size(), nj, "job");
   need("queue", queue.size(), nj, "job");
   need("weight", weight.size(), nj, "job");
+  need("priority", priority.size(), nj, "job");
   need("deadline", deadline.size(), nj, "job");
   need("n_maps", n_maps.size(), nj, "job");
   need("task_begin", task_begin.size(), nj + 1, "job plus one");
@@ -75,6 +77,7 @@ void Workload::validate(size_t n_nodes) const {
     if (submit_time[j] < prev) throw std::invalid_argument(job_field("submit_time", j) + " is earlier than the previous job's: jobs must be sorted by submit time");
     prev = submit_time[j];
     if (!(weight[j] > 0) || !std::isfinite(weight[j])) throw std::invalid_argument(job_field("weight", j) + " must be a positive number");
+    if (priority[j] < 0 || priority[j] > 4) throw std::invalid_argument(job_field("priority", j) + " must be 0 (VERY_HIGH) .. 4 (VERY_LOW)");
     if (user[j] < 0) throw std::invalid_argument(job_field("user", j) + " must not be negative");
     if (queue[j] < 0) throw std::invalid_argument(job_field("queue", j) + " must not be negative");
     if (task_begin[j + 1] <= task_begin[j]) throw std::invalid_argument(job_field("tasks", j) + ": the job has no tasks");

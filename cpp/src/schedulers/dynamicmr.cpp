@@ -95,7 +95,8 @@ class DynamicMRScheduler : public Scheduler {
         extra_literal_(p.choice("extra_slots") == "literal"),
         locality_fallback_(p.boolean("locality_fallback")),
         fifo_base_(p.choice("base") == "fifo"),
-        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo") {
+        pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo", false, "", "",
+               p.choice("pool_tie_break") == "name") {
     const double w[2] = {p.number("map_slot_weight"), p.number("reduce_slot_weight")};
     for (int s = 0; s < 2; ++s)
       if (!(w[s] > 0))
@@ -232,6 +233,8 @@ class DynamicMRScheduler : public Scheduler {
       if (!can[0] && !can[1]) break;
       int type = can[0] ? kMap : kReduce;
       if (can[0] && can[1]) type = own_running(sim, node, kMap) <= own_running(sim, node, kReduce) ? kMap : kReduce;
+      // (assignmultiple off: one task per heartbeat in all, as Hadoop 1.2.1's FairScheduler)
+      if (!assign_multiple_ && assigned[0] + assigned[1] > 0) break;
       if (assign_one(sim, node, type, type)) assigned[type]++;
       else rejected[type] = true;
     }
@@ -441,6 +444,9 @@ std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dh
       ParamSpec::choice("pool_mode", "fair", {"fair", "fifo"}, "how jobs inside a pool share its slots"),
       ParamSpec::text("pool_weights", "", "pool weights as 'pool:weight,...' (pool = user id); default 1"),
       ParamSpec::text("min_shares", "", "pool minimum shares in slots as 'pool:slots,...'; default 0"),
+      ParamSpec::choice("pool_tie_break", "name", {"name", "oldest_job"},
+                        "pools tied in fairness: by pool id as Hadoop 1.2.1 (PoolSchedulable start time 0: by name), "
+                        "or the one with the oldest job first"),
       ParamSpec::number("borrow_map_fraction", 1.0, 0, 1,
                         "pBM (percentageOfBorrowedMapSlots): fraction of a tracker's idle map slots that reduces may borrow per heartbeat (default not given in the paper; 1.0)"),
       ParamSpec::number("borrow_reduce_fraction", 1.0, 0, 1,

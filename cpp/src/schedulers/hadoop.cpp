@@ -10,7 +10,13 @@
 //              maps are done, as many reduces per heartbeat as there are free slots
 //   fair     — Fair Scheduler: pools with weights and min shares, FairShareComparator, separate
 //              map and reduce domains, CapBasedLoadManager, assignmultiple, delay scheduling
-//              [Sagar & Moni 2015, §II; Wang 2017, §2.4]
+//              [Sagar & Moni 2015, §II; Wang 2017, §2.4]; and, as Hadoop 1.2.1's contrib/fairscheduler
+//              (FairScheduler, PoolManager, PoolSchedulable, JobSchedulable, SchedulingAlgorithms)
+//              does: fair shares (computeFairShares), per-type min shares, maxMaps/maxReduces,
+//              maxRunningJobs per pool and per user (updateRunnability), pools by user or by a
+//              job property, priorities as weight factors, sizebasedweight, per-pool FIFO/fair
+//              modes, node and rack locality delays, assignmultiple caps, and min-share and
+//              fair-share preemption with their timeouts (update, tasksToPreempt, preemptTasks)
 //   capacity — queues with a capacity and a maximum capacity, FIFO inside a queue
 //              [Wang 2017, §2.4, FRESH experiments §3.4.2.2]
 // Each takes the admission-control limit k of FRESH's experiments [Wang 2017, §2.4; §3.3.2.2–3.3.2.3].
@@ -116,6 +122,11 @@ class FifoScheduler : public Scheduler {
 
 // ------------------------------------------------------------------------------------------
 // Fair Scheduler (Hadoop 1.x contrib/fairscheduler).
+// A schedulable's demand, min share and weight, and the fair share computed from them.
+struct Share {
+  double demand, min_share, weight, share;
+};
+
 class FairScheduler : public Scheduler {
  public:
   explicit FairScheduler(const Params& p)
@@ -124,14 +135,55 @@ class FairScheduler : public Scheduler {
         assign_multiple_(p.boolean("assign_multiple")),
         max_diff_(p.number("load_max_diff")),
         fifo_in_pool_(p.choice("pool_mode") == "fifo"),
-        pools_("fair", p.text("pool_weights"), p.text("min_shares"), fifo_in_pool_),
-        strict_(p.boolean("strict_locality")) {}
+        pools_("fair", p.text("pool_weights"), p.text("min_shares"), fifo_in_pool_, p.choice("pool_by") == "queue",
+               p.text("min_map_shares"), p.text("min_reduce_shares")),
+        strict_(p.boolean("strict_locality")),
+        rack_delay_param_(p.number("locality_delay_rack")),
+        size_based_(p.boolean("size_based_weight")),
+        pool_tie_by_name_(p.choice("pool_tie_break") == "name"),
+        pool_max_jobs_text_(parse_key_values("fair: pool_max_jobs", p.text("pool_max_jobs"))),
+        user_max_jobs_text_(parse_key_values("fair: user_max_jobs", p.text("user_max_jobs"))),
+        pool_max_jobs_default_(p.integer("pool_max_jobs_default")),
+        user_max_jobs_default_(p.integer("user_max_jobs_default")),
+        pool_modes_text_(p.text("pool_modes")),
+        pool_weights_text_(parse_key_values("fair: pool_weights", p.text("pool_weights"))),
+        min_text_{parse_key_values("fair: min_shares", p.text("min_shares")),
+                  parse_key_values("fair: min_map_shares", p.text("min_map_shares")),
+                  parse_key_values("fair: min_reduce_shares", p.text("min_reduce_shares"))},
+        pool_max_text_{parse_key_values("fair: pool_max_maps", p.text("pool_max_maps")),
+                       parse_key_values("fair: pool_max_reduces", p.text("pool_max_reduces"))},
+        assign_cap_{p.integer("assign_multiple_maps"), p.integer("assign_multiple_reduces")},
+        preemption_(p.boolean("preemption")),
+        only_log_(p.boolean("preemption_only_log")),
+        min_timeouts_text_(parse_key_values("fair: min_share_timeouts", p.text("min_share_timeouts"))),
+        default_min_timeout_(p.number("default_min_share_timeout")),
+        fair_timeout_(p.number("fair_share_timeout")),
+        update_interval_(p.number("update_interval")),
+        preemption_interval_(p.number("preemption_interval")) {}
 
   void init(Sim& sim) override {
     admission_.init(sim);
     const double d = delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval());
-    delay_.init(sim, d);
-    pools_.init(sim);
+    delay_.init(sim, d, rack_delay_param_ >= 0 ? rack_delay_param_ : d);
+    // (pools named in a setting but without jobs exist too: the harness reports them)
+    int32_t configured = 0;
+    for (const std::string* text : {&pool_modes_text_}) {
+      for (size_t pos = 0; pos < text->size();) {
+        size_t end = text->find(',', pos);
+        if (end == std::string::npos) end = text->size();
+        const std::string item = text->substr(pos, end - pos);
+        pos = end + 1;
+        try { configured = std::max(configured, std::stoi(item.substr(0, item.find(':'))) + 1); } catch (const std::exception&) {}
+      }
+    }
+    for (const auto* m : {&pool_max_jobs_text_, &pool_max_text_[0], &pool_max_text_[1], &min_timeouts_text_, &pool_weights_text_,
+                          &min_text_[0], &min_text_[1], &min_text_[2]})
+      for (const auto& [k, v] : *m) {
+        try { configured = std::max(configured, std::stoi(k) + 1); } catch (const std::exception&) {}
+      }
+    pools_.init(sim, configured);
+    init_job_limits(sim);
+    init_pool_settings(sim);
     const int32_t n_pools = pools_.n_pools();
     const size_t n_jobs = sim.workload().n_jobs();
     for (int s = 0; s < 2; ++s) {
@@ -140,6 +192,8 @@ class FairScheduler : public Scheduler {
       pool_listed_[s].assign(n_pools, 0);
       pool_demand_[s].assign(n_pools, 0);
       pool_runnable_[s].assign(n_pools, 0);
+      pool_running_[s].assign(n_pools, 0);
+      job_running_[s].assign(n_jobs, 0);
       job_order_[s].assign(n_pools, KeyedOrder{});
       job_key_[s].assign(n_jobs, FairKey{});
       job_demand_[s].assign(n_jobs, 0);
@@ -152,8 +206,10 @@ class FairScheduler : public Scheduler {
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
     pools_.add(sim, job);
-    mark_pool(sim.workload().user[job]);  // its oldest job (the pool's start time) may have changed
+    mark_pool(pools_.pool_of(job));  // its oldest job (the pool's start time) may have changed
     if (admission_.enabled()) refresh_all_ = true;  // admission may have let another job in
+    if (limits_) update_runnability(sim);
+    if (periodic_) update(sim);  // (Hadoop: jobAdded calls update)
   }
   void on_stage_finished(Sim& sim, int32_t job, int stage) override {
     admission_.on_stage_finished(sim, job, stage);
@@ -161,7 +217,95 @@ class FairScheduler : public Scheduler {
   }
   void on_job_finished(Sim& sim, int32_t job) override {
     pools_.remove(sim, job);
-    mark_pool(sim.workload().user[job]);
+    mark_pool(pools_.pool_of(job));
+    if (limits_) update_runnability(sim);
+    if (periodic_) update(sim);
+  }
+
+  // Fair shares as Hadoop 1.2.1's FairScheduler.update computes them (SchedulingAlgorithms.
+  // computeFairShares over the pools with the cluster's slots, then each pool's share over its
+  // jobs, or 0 for every job of a FIFO pool), from the state now, with the demands, running
+  // counts, min shares and weights they use; each job's runnability (maxRunningJobs) and
+  // delay-scheduling state; with preemption timeouts, the pools' starvation times and the tasks
+  // they may preempt.
+  void report(Sim& sim, SchedulerReport& r) override {
+    const int32_t n_pools = pools_.n_pools();
+    const size_t n_jobs = sim.workload().n_jobs();
+    auto& runnable = r.job["runnable"];
+    auto& waited = r.job["time_waited_for_local_map"];
+    auto& level = r.job["last_map_locality_level"];
+    auto& skipped = r.job["skipped_at_last_heartbeat"];
+    runnable.assign(n_jobs, 0.0); waited.assign(n_jobs, 0.0); level.assign(n_jobs, 0.0); skipped.assign(n_jobs, 0.0);
+    for (size_t j = 0; j < n_jobs; ++j) {
+      runnable[j] = job_allowed(int32_t(j)) ? 1.0 : 0.0;
+      waited[j] = double(delay_.waited(int32_t(j))) * 1e-9;
+      level[j] = double(std::min<int>(delay_.level(int32_t(j)), kRemote));
+      skipped[j] = delay_.was_skipped(int32_t(j)) ? 1.0 : 0.0;
+    }
+    r.pool["weight"].assign(size_t(n_pools), 1.0);
+    r.pool["fifo"].assign(size_t(n_pools), 0.0);
+    for (int s = 0; s < 2; ++s) {
+      const std::string t = s == kMap ? "map_" : "reduce_";
+      const std::vector<Share> pools = pool_shares(sim, s);
+      for (const char* name : {"fair_share", "min_share", "demand", "running", "max_slots"}) r.pool[t + name].assign(size_t(n_pools), 0.0);
+      for (const char* name : {"fair_share", "demand", "running", "weight"}) r.job[t + name].assign(n_jobs, 0.0);
+      for (int32_t p = 0; p < n_pools; ++p) {
+        const size_t pp = size_t(p);
+        r.pool[t + "fair_share"][pp] = pools[pp].share;
+        r.pool[t + "min_share"][pp] = pools[pp].min_share;
+        r.pool[t + "demand"][pp] = pools[pp].demand;
+        r.pool[t + "max_slots"][pp] = pool_max_[s][pp];
+        r.pool[t + "running"][pp] = pool_running(sim, s, p);
+        r.pool["weight"][pp] = pools_.weight(p);
+        r.pool["fifo"][pp] = pool_fifo_[pp];
+        std::vector<Share> jobs;
+        for (int32_t j : pools_.jobs(p)) jobs.push_back({job_demand(sim, j, s), 0, job_weight(sim, j, s), 0});
+        if (!pool_fifo_[pp]) fair_shares(jobs, pools[pp].share);
+        size_t k = 0;
+        for (int32_t j : pools_.jobs(p)) {
+          r.job[t + "fair_share"][size_t(j)] = pool_fifo_[pp] ? 0.0 : jobs[k].share;
+          r.job[t + "demand"][size_t(j)] = jobs[k].demand;
+          r.job[t + "weight"][size_t(j)] = jobs[k].weight;
+          r.job[t + "running"][size_t(j)] = sim.job(j).running_attempts[s];
+          ++k;
+        }
+      }
+      if (periodic_) {
+        auto& ttp = r.pool[t + "tasks_to_preempt"];
+        auto& lm = r.pool[t + "last_time_at_min_share"];
+        auto& lf = r.pool[t + "last_time_at_half_fair_share"];
+        ttp.assign(size_t(n_pools), 0.0); lm.assign(size_t(n_pools), 0.0); lf.assign(size_t(n_pools), 0.0);
+        for (int32_t p = 0; p < n_pools; ++p) {
+          ttp[size_t(p)] = tasks_to_preempt(sim, s, p);
+          lm[size_t(p)] = last_at_min_[s][size_t(p)];
+          lf[size_t(p)] = last_at_half_fair_[s][size_t(p)];
+        }
+      }
+    }
+    r.scalar["preemptions"] = double(preempted_);
+    r.scalar["fair_share_timeout"] = fair_timeout_;
+    r.pool["max_running_jobs"].assign(pool_max_jobs_.begin(), pool_max_jobs_.end());
+    r.pool["min_share_timeout"] = min_timeout_;
+    r.user["max_running_jobs"].assign(user_max_jobs_.begin(), user_max_jobs_.end());
+  }
+
+  // The update thread's actions, run now: "update" (shares and starvation times) and "preempt"
+  // (the preemption check, whatever the time since the last).
+  bool act(Sim& sim, const std::string& action) override {
+    if (action == "update") { update(sim); return true; }
+    if (action == "preempt") { preempt(sim); return true; }
+    return false;
+  }
+
+  // Hadoop's update thread: an update every update_interval, a preemption check every
+  // preemption_interval (only with preemption or a preemption timeout).
+  void on_timer(Sim& sim, uint64_t) override {
+    update(sim);
+    if (preemption_ && sim.now() - last_preempt_check_ >= preemption_interval_ - 1e-9) {
+      last_preempt_check_ = sim.now();
+      preempt(sim);
+    }
+    schedule_update(sim);
   }
 
   // Delay scheduling's cost: slots offered to the map scan, scans answered without visiting the
@@ -192,10 +336,13 @@ class FairScheduler : public Scheduler {
       // (with no pending task of a type anywhere, assign_one would visit no job: skip it)
       for (int s = 0; s < 2; ++s)
         can[s] = !rejected[s] && sim.total_pending(s) > 0 && sim.free_slots(node, s) > 0 &&
-                 (assign_multiple_ || assigned[s] == 0) && sim.running_on(node, s) < cap_of(s);
+                 (assign_multiple_ || assigned[s] == 0) && (assign_cap_[s] < 0 || assigned[s] < assign_cap_[s]) &&
+                 sim.running_on(node, s) < cap_of(s);
       if (!can[0] && !can[1]) break;
       int type = can[0] ? kMap : kReduce;
       if (can[0] && can[1]) type = sim.running_on(node, kMap) <= sim.running_on(node, kReduce) ? kMap : kReduce;
+      // (assignmultiple off: one task per heartbeat in all, Hadoop 1.2.1 FairScheduler.assignTasks)
+      if (!assign_multiple_ && assigned[0] + assigned[1] > 0) break;
       if (type == kMap) ++map_scans_;
       if (type == kMap && skipped_every_job(sim, node)) {
         ++map_scans_without_visits_;
@@ -229,7 +376,7 @@ class FairScheduler : public Scheduler {
   // rack-local where it has a map on this rack), every listed job is marked skipped as the scan
   // would, at once, and true returned. The common heartbeat of a lightly loaded cluster.
   bool skipped_every_job(const Sim& sim, int32_t node) {
-    if (sim.fresh_map_on(node) || !sim.maps_found_by_place()) return false;
+    if (sim.fresh_map_on(node) || !sim.maps_found_by_place() || periodic_) return false;
     const int32_t rack = sim.cluster().rack[node];
     if (!strict_ && delay_.listed_may_go_beyond_node([&](int32_t j) { return sim.fresh_map_on_rack(j, rack); }))
       return false;
@@ -237,7 +384,7 @@ class FairScheduler : public Scheduler {
     return true;
   }
   bool runnable(const Sim& sim, int32_t j, int type) const {
-    if (!admission_.may_run(j, type) || sim.job(j).pending[type] == 0) return false;
+    if (!admission_.may_run(j, type) || sim.job(j).pending[type] == 0 || !job_allowed(j)) return false;
     return type == kMap || sim.reduces_allowed(j);
   }
 
@@ -269,9 +416,12 @@ class FairScheduler : public Scheduler {
     listed = list;
   }
   void refresh_job(const Sim& sim, int32_t j) {
-    const int32_t p = sim.workload().user[j];
+    const int32_t p = pools_.pool_of(j);
     const bool active = sim.job(j).submitted && std::isnan(sim.job(j).finish);
     for (int s = 0; s < 2; ++s) {
+      const int32_t running = sim.job(j).running_attempts[s];
+      pool_running_[s][p] += running - job_running_[s][j];
+      job_running_[s][j] = running;
       const bool run = active && runnable(sim, j, s);
       const int64_t demand = run ? sim.job(j).pending[s] + sim.job(j).running[s] : 0;
       int64_t& before = job_demand_[s][j];
@@ -301,16 +451,255 @@ class FairScheduler : public Scheduler {
     dirty_pools_.clear();
   }
   FairKey pool_key(const Sim& sim, int32_t p, int type) const {
-    const double start = sim.workload().submit_time[pools_.jobs(p).front()];  // the pool's oldest job
-    return FairKey::make(sim.user_running_attempts(p, type), double(pool_demand_[type][p]), pools_.min_share(p),
+    // ties: the pool's oldest job first, or (Hadoop 1.2.1: PoolSchedulable's start time is 0)
+    // the pool's name (the lower id)
+    const double start = pool_tie_by_name_ ? 0.0 : sim.workload().submit_time[pools_.jobs(p).front()];
+    return FairKey::make(pool_running_[type][p], double(pool_demand_[type][p]), pools_.min_share(p, type),
                          pools_.weight(p), start, p);
+  }
+  // Hadoop 1.2.1 FairScheduler.getJobWeight: 1, or log2(1 + demand) with sizebasedweight, times
+  // the job's weight column (the harness puts the priority factor there).
+  double job_weight(const Sim& sim, int32_t j, int type) const {
+    if (!job_allowed(j)) return 1.0;
+    static constexpr double kPriorityFactor[5] = {4.0, 2.0, 1.0, 0.5, 0.25};  // FairScheduler.getPriorityFactor
+    const double w = sim.workload().weight[j] * kPriorityFactor[sim.workload().priority[j]];
+    if (!size_based_) return w;
+    const JobState& js = sim.job(j);
+    return std::log1p(double(js.pending[type] + js.running[type])) / std::log(2.0) * w;
   }
   FairKey job_key(const Sim& sim, int32_t j, int type) const {
     const auto& wl = sim.workload();
-    if (fifo_in_pool_) return FairKey{0, wl.submit_time[j], j, false};
+    // FIFO pools: Hadoop's FifoComparator (priority, then start time, then job)
+    if (pool_fifo_[size_t(pools_.pool_of(j))]) return FairKey{double(wl.priority[j]), wl.submit_time[j], j, false};
     const JobState& js = sim.job(j);
-    return FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0, wl.weight[j],
+    return FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0, job_weight(sim, j, type),
                          wl.submit_time[j], j);
+  }
+
+  // ---- per-pool settings: scheduling mode, maxMaps / maxReduces, preemption timeouts ----
+  void init_pool_settings(Sim& sim) {
+    const int32_t n = pools_.n_pools();
+    pool_fifo_.assign(size_t(n), fifo_in_pool_ ? 1 : 0);
+    auto trim = [](std::string x) {
+      x.erase(0, x.find_first_not_of(" \t"));
+      x.erase(x.find_last_not_of(" \t") + 1);
+      return x;
+    };
+    const std::string& text = pool_modes_text_;
+    for (size_t pos = 0; pos < text.size();) {  // "pool:fifo,pool:fair"
+      size_t end = text.find(',', pos);
+      if (end == std::string::npos) end = text.size();
+      const std::string item = text.substr(pos, end - pos);
+      pos = end + 1;
+      if (trim(item).empty()) continue;
+      const size_t colon = item.find(':');
+      if (colon == std::string::npos) throw std::invalid_argument("fair: pool_modes item '" + item + "' is not pool:fifo or pool:fair");
+      const std::string key = trim(item.substr(0, colon)), mode = trim(item.substr(colon + 1));
+      if (mode != "fifo" && mode != "fair")
+        throw std::invalid_argument("fair: pool_modes: the mode of pool " + key + " must be fifo or fair, not '" + mode + "'");
+      int idx = -1;
+      try {
+        idx = std::stoi(key);
+      } catch (const std::exception&) {
+        throw std::invalid_argument("fair: pool_modes: '" + key + "' is not a pool id");
+      }
+      if (idx >= 0 && idx < n) pool_fifo_[size_t(idx)] = mode == "fifo";
+    }
+    for (int s = 0; s < 2; ++s) {
+      pool_max_[s].assign(size_t(n), std::numeric_limits<double>::infinity());
+      for (auto& [k, v] : pool_max_text_[s]) {
+        const int idx = std::stoi(k);
+        if (!(v >= 0)) throw std::invalid_argument(std::string("fair: ") + (s ? "pool_max_reduces" : "pool_max_maps") + " of pool " + k + " must be >= 0");
+        if (idx >= 0 && idx < n) pool_max_[s][size_t(idx)] = std::floor(v);
+      }
+    }
+    min_timeout_.assign(size_t(n), default_min_timeout_);
+    for (auto& [k, v] : min_timeouts_text_) {
+      const int idx = std::stoi(k);
+      if (!(v >= 0)) throw std::invalid_argument("fair: min_share_timeouts of pool " + k + " must be >= 0");
+      if (idx >= 0 && idx < n) min_timeout_[size_t(idx)] = v;
+    }
+    bool timeouts = std::isfinite(fair_timeout_);
+    for (double x : min_timeout_) timeouts |= std::isfinite(x);
+    periodic_ = preemption_ || timeouts;
+    for (int s = 0; s < 2; ++s) {
+      last_at_min_[s].assign(size_t(n), sim.now());
+      last_at_half_fair_[s].assign(size_t(n), sim.now());
+      stats_[s].clear();
+    }
+    last_preempt_check_ = sim.now();
+    if (periodic_) schedule_update(sim);
+  }
+  // The next update tick, k x update_interval, from integer microseconds (ticks then fall on
+  // exactly the instants that times given in milliseconds name).
+  void schedule_update(Sim& sim) {
+    const int64_t us = std::max<int64_t>(1, std::llround(update_interval_ * 1e6));
+    const int64_t now_us = std::llround(sim.now() * 1e6);
+    sim.set_timer(double((now_us / us + 1) * us) / 1e6, 1);
+  }
+  // A job's demand as Hadoop's JobSchedulable.updateDemand counts it: 0 unless it is runnable
+  // (and, for reduces, past slowstart); else its pending tasks and running attempts.
+  double job_demand(const Sim& sim, int32_t j, int type) const {
+    const JobState& js = sim.job(j);
+    if (!js.submitted || !std::isnan(js.finish) || !job_allowed(j) || !admission_.may_run(j, type)) return 0;
+    if (type == kReduce && !sim.reduces_allowed(j)) return 0;
+    return double(js.pending[type] + js.running_attempts[type]);
+  }
+  // The pools' demands (capped by maxMaps / maxReduces), min shares, weights and fair shares of
+  // one task type, from the state now.
+  std::vector<Share> pool_shares(const Sim& sim, int type) const {
+    std::vector<Share> v(static_cast<size_t>(pools_.n_pools()), Share{});
+    for (int32_t p = 0; p < pools_.n_pools(); ++p) {
+      double demand = 0;
+      for (int32_t j : pools_.jobs(p)) demand += job_demand(sim, j, type);
+      v[size_t(p)] = {std::min(demand, pool_max_[type][size_t(p)]), pools_.min_share(p, type), pools_.weight(p), 0};
+    }
+    fair_shares(v, type == kMap ? sim.total_map_slots() : sim.total_reduce_slots());
+    return v;
+  }
+  double pool_running(const Sim& sim, int type, int32_t p) const {
+    double n = 0;
+    for (int32_t j : pools_.jobs(p)) n += sim.job(j).running_attempts[type];
+    return n;
+  }
+  // Hadoop 1.2.1 FairScheduler.update's preemption bookkeeping (updatePreemptionVariables): a
+  // pool not starved for its min share (running < min(min share, demand)) or for half its fair
+  // share (running < floor(min(fair share / 2, demand))) is marked as at it now.
+  void update(Sim& sim) {
+    for (int s = 0; s < 2; ++s) {
+      stats_[s] = pool_shares(sim, s);
+      for (int32_t p = 0; p < pools_.n_pools(); ++p) {
+        const Share& x = stats_[s][size_t(p)];
+        const double running = pool_running(sim, s, p);
+        if (!(running < std::min(x.min_share, x.demand))) last_at_min_[s][size_t(p)] = sim.now();
+        if (!(running < std::floor(std::min(x.share / 2, x.demand)))) last_at_half_fair_[s][size_t(p)] = sim.now();
+      }
+    }
+  }
+  // FairScheduler.tasksToPreempt: past its min-share timeout a pool is owed up to
+  // min(min share, demand) running tasks, past the fair-share timeout up to floor(min(fair
+  // share, demand)); the larger, less what it runs (shares and demands as of the last update).
+  double tasks_to_preempt(const Sim& sim, int type, int32_t p) const {
+    if (stats_[type].size() != size_t(pools_.n_pools())) return 0;
+    const Share& x = stats_[type][size_t(p)];
+    const double running = pool_running(sim, type, p), now = sim.now();
+    double due_min = 0, due_fair = 0;
+    if (now - last_at_min_[type][size_t(p)] > min_timeout_[size_t(p)] + 1e-9)
+      due_min = std::max(0.0, std::min(x.min_share, x.demand) - running);
+    if (now - last_at_half_fair_[type][size_t(p)] > fair_timeout_ + 1e-9)
+      due_fair = std::max(0.0, std::floor(std::min(x.share, x.demand)) - running);
+    return std::max(due_min, due_fair);
+  }
+  // Hadoop's delay scheduling waives the wait of a pool starved past a preemption timeout
+  // (FairScheduler.getAllowedLocalityLevel).
+  bool starving_for_locality(const Sim& sim, int32_t p) const {
+    return sim.now() - last_at_min_[kMap][size_t(p)] > min_timeout_[size_t(p)] + 1e-9 ||
+           sim.now() - last_at_half_fair_[kMap][size_t(p)] > fair_timeout_ + 1e-9;
+  }
+  // FairScheduler.preemptTasksIfNecessary / preemptTasks: per task type, the tasks the pools are
+  // owed; the running attempts of pools above their fair share, newest first, are killed while
+  // their pool stays above its fair share.
+  void preempt(Sim& sim) {
+    if (!preemption_ || stats_[0].size() != size_t(pools_.n_pools())) return;
+    const auto& wl = sim.workload();
+    for (int s = 0; s < 2; ++s) {
+      double owed = 0;
+      for (int32_t p = 0; p < pools_.n_pools(); ++p) owed += tasks_to_preempt(sim, s, p);
+      if (owed <= 0) continue;
+      std::vector<std::pair<double, int64_t>> victims;  // (start, attempt)
+      std::vector<double> left(static_cast<size_t>(pools_.n_pools()), 0.0);
+      for (int32_t p = 0; p < pools_.n_pools(); ++p) {
+        left[size_t(p)] = pool_running(sim, s, p);
+        if (!(left[size_t(p)] > stats_[s][size_t(p)].share)) continue;
+        for (int32_t j : pools_.jobs(p)) {
+          const int64_t b = wl.task_begin[size_t(j)] + (s == kMap ? 0 : wl.n_maps[size_t(j)]);
+          const int64_t e = s == kMap ? wl.task_begin[size_t(j)] + wl.n_maps[size_t(j)] : wl.task_begin[size_t(j) + 1];
+          for (int64_t t = b; t < e; ++t) {
+            std::vector<int64_t> of_task;  // its running attempts, oldest first
+            for (int64_t a = sim.last_attempt(int32_t(t)); a >= 0; a = sim.attempt(a).prev_same_task)
+              if (sim.attempt(a).status == kRunning) of_task.push_back(a);
+            for (auto it = of_task.rbegin(); it != of_task.rend(); ++it) victims.push_back({sim.attempt(*it).start, *it});
+          }
+        }
+      }
+      std::stable_sort(victims.begin(), victims.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (const auto& [start, a] : victims) {
+        if (owed <= 0) break;
+        const int32_t p = pools_.pool_of(sim.attempt(a).job);
+        if (!(left[size_t(p)] > stats_[s][size_t(p)].share)) continue;
+        if (!only_log_) sim.kill(a);
+        ++preempted_;
+        owed -= 1;
+        left[size_t(p)] -= 1;
+      }
+    }
+  }
+
+  // ---- maxRunningJobs (Hadoop 1.2.1 FairScheduler.updateRunnability) ----
+  // Jobs in submission order are runnable while their user has fewer than its limit and their
+  // pool fewer than its limit of runnable jobs before them. Off (every job runnable) unless a
+  // limit is set.
+  bool job_allowed(int32_t j) const { return !limits_ || job_allowed_[size_t(j)]; }
+  void init_job_limits(const Sim& sim) {
+    const auto& wl = sim.workload();
+    int32_t n_users = 1;
+    for (int32_t u : wl.user) n_users = std::max(n_users, u + 1);
+    pool_max_jobs_.assign(size_t(pools_.n_pools()), pool_max_jobs_default_);
+    user_max_jobs_.assign(size_t(n_users), user_max_jobs_default_);
+    auto set = [&](std::vector<int64_t>& v, const std::map<std::string, double>& text, const char* what) {
+      for (auto& [k, x] : text) {
+        const int idx = std::stoi(k);
+        if (!(x >= 0) || x != std::floor(x)) throw std::invalid_argument(std::string("fair: ") + what + " of " + k + " must be a whole number >= 0");
+        if (idx >= 0 && idx < int(v.size())) v[size_t(idx)] = int64_t(x);
+      }
+    };
+    set(pool_max_jobs_, pool_max_jobs_text_, "pool_max_jobs");
+    set(user_max_jobs_, user_max_jobs_text_, "user_max_jobs");
+    limits_ = false;
+    for (int64_t m : pool_max_jobs_) limits_ |= m < kNoLimit;
+    for (int64_t m : user_max_jobs_) limits_ |= m < kNoLimit;
+    job_allowed_.assign(wl.n_jobs(), 0);
+  }
+  void update_runnability(const Sim& sim) {
+    const auto& wl = sim.workload();
+    std::vector<int32_t> jobs(sim.active_jobs().begin(), sim.active_jobs().end());
+    std::stable_sort(jobs.begin(), jobs.end(), [&](int32_t a, int32_t b) {  // FifoJobComparator
+      if (wl.priority[a] != wl.priority[b]) return wl.priority[a] < wl.priority[b];
+      return wl.submit_time[a] != wl.submit_time[b] ? wl.submit_time[a] < wl.submit_time[b] : a < b;
+    });
+    std::vector<int64_t> per_pool(pool_max_jobs_.size(), 0), per_user(user_max_jobs_.size(), 0);
+    bool changed = false;
+    for (int32_t j : jobs) {
+      const int32_t p = pools_.pool_of(j), u = wl.user[j];
+      const bool ok = per_pool[size_t(p)] < pool_max_jobs_[size_t(p)] && per_user[size_t(u)] < user_max_jobs_[size_t(u)];
+      if (ok) { per_pool[size_t(p)]++; per_user[size_t(u)]++; }
+      changed |= job_allowed_[size_t(j)] != uint8_t(ok);
+      job_allowed_[size_t(j)] = ok;
+    }
+    if (changed) refresh_all_ = true;
+  }
+
+  // Hadoop 1.2.1 SchedulingAlgorithms.computeFairShares: the weight-to-slots ratio R at which
+  // sum(min(demand, max(min share, R x weight))) reaches min(total demand, slots), by doubling
+  // then 25 bisection steps; each share is min(demand, max(min share, R x weight)).
+  static void fair_shares(std::vector<Share>& v, double slots) {
+    auto used = [&](double r) {
+      double sum = 0;
+      for (const Share& x : v) sum += std::min(x.demand, std::max(x.min_share, r * x.weight));
+      return sum;
+    };
+    double total = 0;
+    for (const Share& x : v) total += x.demand;
+    const double cap = std::min(total, slots);
+    double hi = 1.0;
+    while (used(hi) < cap) hi *= 2.0;
+    double lo = 0;
+    for (int i = 0; i < 25; ++i) {
+      const double mid = (lo + hi) / 2.0;
+      if (used(mid) < cap) lo = mid;
+      else hi = mid;
+    }
+    for (Share& x : v) x.share = std::min(x.demand, std::max(x.min_share, hi * x.weight));
   }
 
   // Offer one slot of `type` on `node` to pools in fair order; within a pool, jobs in fair (or
@@ -321,6 +710,8 @@ class FairScheduler : public Scheduler {
     auto& pools = pool_order_[type];
     for (size_t pi = 0; pi < pools.items().size(); ++pi) {
       const int32_t p = pools.items()[pi].id;
+      if (pool_running_[type][p] >= pool_max_[type][size_t(p)]) continue;  // maxMaps / maxReduces
+      const bool starving = type == kMap && periodic_ && starving_for_locality(sim, p);
       auto& jobs = job_order_[type][p];
       for (size_t ji = 0; ji < jobs.items().size(); ++ji) {
         const int32_t j = jobs.items()[ji].id;
@@ -332,11 +723,11 @@ class FairScheduler : public Scheduler {
           ++map_job_visits_;
           // the common visit: no map of the job here and the job may not go beyond node-local
           // yet (find_map's answer, without working out how far it may go)
-          if (by_place && !sim.fresh_map_on_node(j, node) && (strict_ || delay_.node_local_only(j))) {
+          if (by_place && !starving && !sim.fresh_map_on_node(j, node) && (strict_ || delay_.node_local_only(j))) {
             delay_.skipped(j);
             continue;
           }
-          t = sim.find_map(j, node, strict_ ? kNodeLocal : delay_.allowed(j));
+          t = sim.find_map(j, node, strict_ ? kNodeLocal : starving ? kRemote : delay_.allowed(j));
           if (t < 0) {
             delay_.skipped(j);
             continue;
@@ -344,6 +735,8 @@ class FairScheduler : public Scheduler {
         }
         const bool logged = sim.job_logged(changes_, j);
         const int64_t a = sim.launch(t, node);
+        pool_running_[type][p]++;  // (its count and the job's, as the next refresh would make them)
+        job_running_[type][j]++;
         if (type == kMap) delay_.launched(j, Locality(sim.attempt(a).locality));
         // (the pool's demand and runnable count stay as at the heartbeat's start; the engine
         // logged this job, so they are brought up to date at the next heartbeat)
@@ -388,6 +781,32 @@ class FairScheduler : public Scheduler {
   bool refresh_all_ = false;
   int changes_ = -1;  // the engine's change log of this scheduler
   bool strict_;
+  double rack_delay_param_;
+  bool size_based_;
+  bool pool_tie_by_name_;
+  std::map<std::string, double> pool_max_jobs_text_, user_max_jobs_text_;
+  static constexpr int64_t kNoLimit = 1000000000;
+  int64_t pool_max_jobs_default_, user_max_jobs_default_;
+  std::vector<int64_t> pool_max_jobs_, user_max_jobs_;
+  bool limits_ = false;
+  std::vector<uint8_t> job_allowed_;
+  std::vector<int32_t> pool_running_[2];  // running attempts per pool, as of the last refresh and launches since
+  std::vector<int32_t> job_running_[2];   // what each job last added to them
+  std::string pool_modes_text_;
+  std::map<std::string, double> pool_weights_text_, min_text_[3];  // (only to know which pools are configured)
+  std::map<std::string, double> pool_max_text_[2];
+  int64_t assign_cap_[2];
+  bool preemption_, only_log_;
+  std::map<std::string, double> min_timeouts_text_;
+  double default_min_timeout_, fair_timeout_, update_interval_, preemption_interval_;
+  std::vector<uint8_t> pool_fifo_;
+  std::vector<double> pool_max_[2];
+  std::vector<double> min_timeout_;
+  bool periodic_ = false;  // preemption or a preemption timeout: the update thread runs
+  std::vector<Share> stats_[2];  // the pools' demands and shares at the last update
+  std::vector<double> last_at_min_[2], last_at_half_fair_[2];
+  double last_preempt_check_ = 0;
+  uint64_t preempted_ = 0;
   uint64_t map_scans_ = 0, map_scans_without_visits_ = 0, map_job_visits_ = 0;
 };
 
@@ -509,7 +928,38 @@ void register_hadoop_schedulers() {
         ParamSpec::choice("pool_mode", "fair", {"fair", "fifo"}, "how jobs inside a pool share its slots"),
         ParamSpec::text("pool_weights", "", "pool weights as 'pool:weight,...' (pool = user id); default 1"),
         ParamSpec::text("min_shares", "", "pool minimum shares in slots as 'pool:slots,...'; default 0"),
-        strict_param()}},
+        strict_param(),
+        ParamSpec::choice("pool_by", "user", {"user", "queue"},
+                          "a job's pool: its user (Hadoop's default poolnameproperty user.name) or its queue column "
+                          "(mapred.fairscheduler.poolnameproperty set to a job property)"),
+        ParamSpec::text("min_map_shares", "", "pool minimum map shares as 'pool:slots,...' (minMaps); default min_shares"),
+        ParamSpec::text("min_reduce_shares", "", "pool minimum reduce shares as 'pool:slots,...' (minReduces); default min_shares"),
+        ParamSpec::number("locality_delay_rack", -1, -1, 1e6,
+                          "further wait in seconds before a job that waited locality_delay may go off-rack "
+                          "(mapred.fairscheduler.locality.delay.rack); -1 = locality_delay"),
+        ParamSpec::boolean("size_based_weight", false,
+                           "a job's weight is log2(1 + its demand) (mapred.fairscheduler.sizebasedweight)"),
+        ParamSpec::choice("pool_tie_break", "name", {"name", "oldest_job"},
+                          "pools tied in fairness: by pool id as Hadoop 1.2.1 (PoolSchedulable start time 0: by pool "
+                          "name), or the one with the oldest job first"),
+        ParamSpec::text("pool_max_jobs", "", "maxRunningJobs per pool as 'pool:jobs,...'; default pool_max_jobs_default"),
+        ParamSpec::text("user_max_jobs", "", "maxRunningJobs per user as 'user:jobs,...'; default user_max_jobs_default"),
+        ParamSpec::integer("pool_max_jobs_default", 1000000000, 0, 1000000000, "poolMaxJobsDefault (default: no limit)"),
+        ParamSpec::integer("user_max_jobs_default", 1000000000, 0, 1000000000, "userMaxJobsDefault (default: no limit)"),
+        ParamSpec::text("pool_modes", "", "per-pool scheduling mode as 'pool:fifo,pool:fair' (schedulingMode); default pool_mode"),
+        ParamSpec::text("pool_max_maps", "", "maxMaps per pool as 'pool:slots,...'; default no limit"),
+        ParamSpec::text("pool_max_reduces", "", "maxReduces per pool as 'pool:slots,...'; default no limit"),
+        ParamSpec::integer("assign_multiple_maps", -1, -1, 1000000,
+                           "with assign_multiple, at most this many maps per heartbeat (mapred.fairscheduler.assignmultiple.maps; -1 = no cap)"),
+        ParamSpec::integer("assign_multiple_reduces", -1, -1, 1000000,
+                           "with assign_multiple, at most this many reduces per heartbeat (mapred.fairscheduler.assignmultiple.reduces; -1 = no cap)"),
+        ParamSpec::boolean("preemption", false, "kill tasks of pools above their fair share for pools starved past a timeout (mapred.fairscheduler.preemption)"),
+        ParamSpec::boolean("preemption_only_log", false, "count the preemptions but kill nothing (mapred.fairscheduler.preemption.only.log)"),
+        ParamSpec::text("min_share_timeouts", "", "minSharePreemptionTimeout per pool in seconds as 'pool:seconds,...'; default default_min_share_timeout"),
+        ParamSpec::number("default_min_share_timeout", INFINITY, 0, INFINITY, "defaultMinSharePreemptionTimeout in seconds (default: never)"),
+        ParamSpec::number("fair_share_timeout", INFINITY, 0, INFINITY, "fairSharePreemptionTimeout in seconds (default: never)"),
+        ParamSpec::number("update_interval", 0.5, 1e-3, 1e6, "seconds between the scheduler's updates of shares and starvation times (mapred.fairscheduler.update.interval)"),
+        ParamSpec::number("preemption_interval", 15, 0, 1e9, "seconds between preemption checks (mapred.fairscheduler.preemption.interval)")}},
       [](const Params& p) { return std::make_unique<FairScheduler>(p); });
   register_scheduler(
       {"capacity", "", "Hadoop 1.x Capacity Scheduler [Wang 2017, §2.4; FRESH experiments §3.4.2.2]",

@@ -116,11 +116,14 @@ class DelayScheduling {
     const double rest = ns - double(whole);
     return whole + Ticks(rest >= 0.5) - Ticks(rest <= -0.5);
   }
-  void init(const Sim& sim, double delay) {
+  // `delay`: the node-locality wait; `rack_delay` (< 0: the same) the further rack-locality wait
+  // (Hadoop 1.2.1's mapred.fairscheduler.locality.delay.node and .rack).
+  void init(const Sim& sim, double delay, double rack_delay = -1) {
     job_.assign(sim.workload().n_jobs(), Job{});
     skipped_list_.assign(sim.workload().n_jobs(), 0);  // (a job is in it at most once)
     n_skipped_ = 0;
     delay_ = ticks(delay);
+    rack_delay_ = rack_delay < 0 ? delay_ : ticks(rack_delay);
   }
   // Step 1: at each heartbeat, jobs skipped at the previous one have waited another delta.
   void on_heartbeat(const Sim& sim) {
@@ -151,8 +154,8 @@ class DelayScheduling {
     const Job& r = job_[size_t(job)];
     const Ticks w = waited(r);
     switch (r.level) {
-      case kNodeLocal: return w >= 2 * delay_ ? kRemote : (w >= delay_ ? kRackLocal : kNodeLocal);
-      case kRackLocal: return w >= delay_ ? kRemote : kRackLocal;
+      case kNodeLocal: return w >= delay_ + rack_delay_ ? kRemote : (w >= delay_ ? kRackLocal : kNodeLocal);
+      case kRackLocal: return w >= rack_delay_ ? kRemote : kRackLocal;
       default: return kRemote;
     }
   }
@@ -174,6 +177,12 @@ class DelayScheduling {
   }
   // How long `job` has waited since its last launch, counted as above.
   Ticks waited(int32_t job) const { return waited(job_[size_t(job)]); }
+  // The locality of its last map launch, and whether it was skipped since the last heartbeat.
+  Locality level(int32_t job) const { return Locality(job_[size_t(job)].level); }
+  bool was_skipped(int32_t job) const {
+    const Job& r = job_[size_t(job)];
+    return r.skipped || (listed_skipped_ && r.listed);
+  }
 
   // ---- the listed jobs (optional) ----
   // `job` joins or leaves the list. The list may not change between skip_listed() and the next
@@ -259,7 +268,7 @@ class DelayScheduling {
   std::vector<int32_t> beyond_;
   static constexpr Ticks kNever = std::numeric_limits<Ticks>::max();
   Ticks next_cross_ = kNever;
-  Ticks delay_ = 0;
+  Ticks delay_ = 0, rack_delay_ = 0;
   Ticks last_heartbeat_ = -1;
 };
 
@@ -374,9 +383,9 @@ inline void check_strict_locality(const Sim& sim, const std::string& owner) {
 }
 
 // Hadoop 1.2.1 JobQueueTaskScheduler [Sagar & Moni 2015, Fig. 10]: the job queue and its per-heartbeat rules,
-// shared by fifo / edf and DynamicMR's FIFO base. Jobs are kept in submission order (Hadoop
-// sorts by priority, then start time; the workload has no job priorities, so every job is
-// NORMAL), or by deadline, then submission order, for edf.
+// shared by fifo / edf and DynamicMR's FIFO base. Jobs are kept in Hadoop's order (priority,
+// then submission; JobQueueJobInProgressListener's comparator), or by deadline, then submission
+// order, for edf.
 class HadoopJobQueue {
  public:
   explicit HadoopJobQueue(bool by_deadline = false) : by_deadline_(by_deadline) {}
@@ -389,7 +398,10 @@ class HadoopJobQueue {
   }
   void add(const Sim& sim, int32_t job) {
     seq_[size_t(job)] = next_seq_++;
-    if (!by_deadline_) { jobs_.push_back(job); return; }
+    if (!by_deadline_) {
+      jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), job, [&](int32_t a, int32_t b) { return before(sim, a, b); }), job);
+      return;
+    }
     // keep the queue sorted by (deadline, submit order); jobs without a deadline go last
     jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), job, [&](int32_t a, int32_t b) { return deadline(sim, a) < deadline(sim, b); }), job);
   }
@@ -462,6 +474,8 @@ class HadoopJobQueue {
   }
   bool before(const Sim& sim, int32_t a, int32_t b) const {
     if (by_deadline_ && deadline(sim, a) != deadline(sim, b)) return deadline(sim, a) < deadline(sim, b);
+    const auto& priority = sim.workload().priority;
+    if (!by_deadline_ && priority[size_t(a)] != priority[size_t(b)]) return priority[size_t(a)] < priority[size_t(b)];
     return seq_[size_t(a)] < seq_[size_t(b)];
   }
   // Whether a scan for `stage` may pick job j: it has pending tasks of that stage (reduces: and
@@ -553,30 +567,51 @@ inline bool kill_reduce_blocking_lost_maps(Sim& sim, int32_t node, int map_slot_
 class FairPools {
  public:
   FairPools() = default;
-  FairPools(std::string owner, const std::string& pool_weights, const std::string& min_shares, bool fifo_in_pool)
+  // `by_queue`: a job's pool is its workload queue column (a job property, Hadoop's
+  // mapred.fairscheduler.poolnameproperty set to one), else its user column (user.name, the
+  // default). `min_map_shares` / `min_reduce_shares` override `min_shares` per task type.
+  // `tie_by_name`: pools tied in fairness go by id (Hadoop 1.2.1: a pool's start time is 0, ties
+  // by name), else the pool with the oldest job first.
+  FairPools(std::string owner, const std::string& pool_weights, const std::string& min_shares, bool fifo_in_pool,
+            bool by_queue = false, const std::string& min_map_shares = "", const std::string& min_reduce_shares = "",
+            bool tie_by_name = true)
       : owner_(std::move(owner)),
         weights_text_(parse_key_values(owner_ + ": pool_weights", pool_weights)),
         min_shares_text_(parse_key_values(owner_ + ": min_shares", min_shares)),
-        fifo_in_pool_(fifo_in_pool) {}
+        min_type_text_{parse_key_values(owner_ + ": min_map_shares", min_map_shares),
+                       parse_key_values(owner_ + ": min_reduce_shares", min_reduce_shares)},
+        fifo_in_pool_(fifo_in_pool),
+        by_queue_(by_queue),
+        tie_by_name_(tie_by_name) {}
 
-  void init(const Sim& sim) {
-    int32_t n = 0;
-    for (int32_t u : sim.workload().user) n = std::max(n, u + 1);
+  // `min_pools`: at least this many pools (pools configured but without jobs).
+  void init(const Sim& sim, int32_t min_pools = 0) {
+    const auto& column = by_queue_ ? sim.workload().queue : sim.workload().user;
+    pool_of_.assign(column.begin(), column.end());
+    int32_t n = min_pools;
+    for (int32_t u : pool_of_) n = std::max(n, u + 1);
     weight_.assign(n, 1.0);
+    for (int s = 0; s < 2; ++s) min_type_[s].assign(n, 0.0);
     min_share_.assign(n, 0.0);
     for (auto& [k, v] : weights_text_) set(weight_, k, v, "pool_weights", true);
     for (auto& [k, v] : min_shares_text_) set(min_share_, k, v, "min_shares", false);
+    for (int s = 0; s < 2; ++s) {
+      min_type_[s] = min_share_;
+      for (auto& [k, v] : min_type_text_[s]) set(min_type_[s], k, v, s == 0 ? "min_map_shares" : "min_reduce_shares", false);
+    }
     jobs_.assign(n, {});
   }
-  void add(const Sim& sim, int32_t job) { jobs_[sim.workload().user[job]].push_back(job); }
-  void remove(const Sim& sim, int32_t job) {
-    auto& v = jobs_[sim.workload().user[job]];
+  int32_t pool_of(int32_t job) const { return pool_of_[size_t(job)]; }
+  void add(const Sim&, int32_t job) { jobs_[pool_of(job)].push_back(job); }
+  void remove(const Sim&, int32_t job) {
+    auto& v = jobs_[pool_of(job)];
     v.erase(std::find(v.begin(), v.end(), job));
   }
   int32_t n_pools() const { return int32_t(jobs_.size()); }
   const std::vector<int32_t>& jobs(int32_t pool) const { return jobs_[pool]; }
   double weight(int32_t pool) const { return weight_[pool]; }
   double min_share(int32_t pool) const { return min_share_[pool]; }
+  double min_share(int32_t pool, int type) const { return min_type_[type][pool]; }
 
   // Pools with a job for which runnable(job) holds, in FairShareComparator order. A pool's
   // running count and demand are over tasks of the stages in `stages` (a bit mask: 1 = maps,
@@ -597,7 +632,7 @@ class FairPools {
           if (r) demand += js.pending[s] + js.running[s];
         }
         any |= r;
-        start = std::min(start, wl.submit_time[j]);
+        start = tie_by_name_ ? 0.0 : std::min(start, wl.submit_time[j]);
       }
       if (any) pool_order_.push_back({FairKey::make(running, demand, min_share_[p], weight_[p], start, p), p});
     }
@@ -631,9 +666,12 @@ class FairPools {
     v[idx] = value;
   }
   std::string owner_;
-  std::map<std::string, double> weights_text_, min_shares_text_;
+  std::map<std::string, double> weights_text_, min_shares_text_, min_type_text_[2];
   bool fifo_in_pool_ = false;
-  std::vector<double> weight_, min_share_;
+  bool by_queue_ = false;
+  bool tie_by_name_ = true;
+  std::vector<int32_t> pool_of_;
+  std::vector<double> weight_, min_share_, min_type_[2];
   std::vector<std::vector<int32_t>> jobs_;
   std::vector<std::pair<FairKey, int32_t>> pool_order_, job_order_;
 };

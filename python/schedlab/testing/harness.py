@@ -162,6 +162,12 @@ class Harness:
         """Sets a running attempt's progress score (in [0, 1]), as its tracker would report it."""
         self._h.set_progress(attempt, float(progress))
 
+    def act(self, action: str) -> None:
+        """Runs one of the scheduler's periodic actions now, as Hadoop's tests call them by hand
+        (``fair``: ``"update"`` recomputes shares and starvation times, ``"preempt"`` runs the
+        preemption check whatever the time since the last one)."""
+        self._h.act(action)
+
     # ---- state ----
     def attempt_status(self, attempt: str) -> str:
         """``running``, ``succeeded``, ``killed`` or ``failed``."""
@@ -189,6 +195,11 @@ class Harness:
         ``map_running``, ``map_demand``."""
         p = self._h.pool_id(pool)
         return {name: values[p] for name, values in self._h.report()["pool"].items() if p < len(values)}
+
+    def user_state(self, user: str) -> dict:
+        """The scheduler's per-user values (``fair``: ``max_running_jobs``)."""
+        u = self._h.user_id(user)
+        return {name: values[u] for name, values in self._h.report()["user"].items() if u < len(values)}
 
     def scheduler_state(self) -> dict:
         """The scheduler's whole report: ``{"pool": {name: [per pool id]}, "job": {...}, "scalar": {...}}``."""
