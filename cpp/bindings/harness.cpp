@@ -65,6 +65,7 @@ void bind_harness(py::module_& m) {
              d["pool"] = r.pool;
              d["job"] = r.job;
              d["user"] = r.user;
+             d["node"] = r.node;
              d["scalar"] = r.scalar;
              return d;
            })
@@ -83,6 +84,7 @@ void bind_harness(py::module_& m) {
       .def("job_id", &H::job_id)
       .def("pool_id", &H::pool_id)
       .def("user_id", &H::user_id)
+      .def("tracker_id", &H::tracker_id)
       .def("pools", &H::pools)
       .def("attempt_status", &H::attempt_status)
       .def("running_attempts", &H::running_attempts)

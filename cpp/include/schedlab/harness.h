@@ -98,6 +98,7 @@ class Harness {
   int32_t job_id(const std::string& job) const;
   int32_t pool_id(const std::string& pool) const;   // throws for an unknown pool
   int32_t user_id(const std::string& user) const;   // throws for an unknown user
+  int32_t tracker_id(const std::string& tracker) const { return node_of(tracker); }  // the engine's node id
   std::vector<std::string> pools() const;           // by id
   std::string attempt_status(const std::string& attempt);  // running, succeeded, killed, failed
   std::vector<std::string> running_attempts(const std::string& tracker);

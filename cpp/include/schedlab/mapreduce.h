@@ -146,6 +146,7 @@ struct SchedulerReport {
   std::map<std::string, std::vector<double>> pool;  // indexed by pool (queue) id
   std::map<std::string, std::vector<double>> job;   // indexed by job id
   std::map<std::string, std::vector<double>> user;  // indexed by user id
+  std::map<std::string, std::vector<double>> node;  // indexed by node id
   std::map<std::string, double> scalar;
 };
 
@@ -190,6 +191,8 @@ class Speculator {
   virtual void on_timer(Sim&, uint64_t /*tag*/) {}
   virtual void on_node_lost(Sim&, int32_t /*node*/) {}
   virtual void finish(Sim&, SimResult&) {}
+  // Its state now, for the scheduler harness (reading only; added to the scheduler's report).
+  virtual void report(Sim&, SchedulerReport&) {}
 };
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const Params&)>;

@@ -417,6 +417,7 @@ SchedulerReport Harness::report() {
   ensure();
   SchedulerReport r;
   sched_->report(*sim_, r);
+  if (spec_) spec_->report(*sim_, r);
   return r;
 }
 

@@ -275,6 +275,18 @@ class HadoopSpeculator : public SpeculatorBase {
   }
   void on_heartbeat(Sim& sim, int32_t node) override { speculate_on(sim, node); }
 
+  // Per node: whether it is a slow tracker (JobInProgress.isSlowTracker) for some active job's
+  // maps or reduces.
+  void report(Sim& sim, SchedulerReport& r) override {
+    for (int stage = 0; stage < 2; ++stage) {
+      auto& v = r.node[stage == kMap ? "map_slow_tracker" : "reduce_slow_tracker"];
+      v.assign(size_t(sim.n_nodes()), 0.0);
+      for (int32_t node = 0; node < sim.n_nodes(); ++node)
+        for (int32_t j : sim.active_jobs())
+          if (slow_tracker(j, stage, node)) v[size_t(node)] = 1.0;
+    }
+  }
+
  protected:
   // SEPB's veto on speculation for a slot type.
   virtual bool allowed(Sim&, int /*stage*/) { return true; }

@@ -201,6 +201,12 @@ class Harness:
         u = self._h.user_id(user)
         return {name: values[u] for name, values in self._h.report()["user"].items() if u < len(values)}
 
+    def tracker_state(self, tracker: str) -> dict:
+        """The per-node values of the scheduler and speculator (``hadoop`` speculator:
+        ``map_slow_tracker``, ``reduce_slow_tracker``, for some active job)."""
+        n = self._h.tracker_id(tracker)
+        return {name: values[n] for name, values in self._h.report()["node"].items() if n < len(values)}
+
     def scheduler_state(self) -> dict:
         """The scheduler's whole report: ``{"pool": {name: [per pool id]}, "job": {...}, "scalar": {...}}``."""
         return self._h.report()
