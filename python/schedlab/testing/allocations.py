@@ -43,7 +43,8 @@ def _value(elem, kind, where):
     try:
         value = kind(text)
     except ValueError:
-        raise ValueError(f"fair allocations: {where}: <{elem.tag}> must be a {kind.__name__}, not {text!r}") from None
+        what = {int: "a whole number", float: "a number"}.get(kind, "a value")
+        raise ValueError(f"fair allocations: {where}: <{elem.tag}> must be {what}, not {text!r}") from None
     if kind is str:
         value = value.lower()
         if value not in ("fair", "fifo"):
