@@ -72,7 +72,10 @@ class DiceScheduler : public HybridScheduler {
     if (sim.options().window <= 0)
       throw std::invalid_argument("dice: the simulate option 'window' must be > 0 (Dice's control period, 60 s)");
     const double min_sps = double(first_general_) / W_;
-    const double max_sps = max_sps_ < 0 ? sim.options().short_partition + 0.08 : max_sps_;
+    // the default, short_partition + 8 %, is at least the short partition as rounded to whole
+    // workers (on 5 workers a 10 % partition is 1 worker, 20 %) and leaves one general worker
+    const double max_sps = max_sps_ < 0 ? std::min(std::max(min_sps, sim.options().short_partition + 0.08), 1.0 - 1.0 / W_)
+                                        : max_sps_;
     if (max_sps < min_sps - 1e-12 || max_sps >= 1.0)
       throw std::invalid_argument("dice: parameter 'max_short_partition' must lie between the short partition (" +
                                   std::to_string(min_sps) + ") and 1");

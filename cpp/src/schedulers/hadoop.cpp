@@ -837,7 +837,7 @@ class CapacityScheduler : public Scheduler {
       share_.assign(nq, 0.0);
       double sum = 0;
       for (auto& [k, v] : capacities_) {
-        const int q = std::stoi(k);
+        const int q = parse_id_key("capacity: capacities", k);
         if (q < 0 || q >= nq) throw std::invalid_argument("capacity: capacities names queue " + k + ", but there are " + std::to_string(nq) + " queues");
         if (!(v > 0)) throw std::invalid_argument("capacity: capacity of queue " + k + " must be positive");
         share_[q] = v;

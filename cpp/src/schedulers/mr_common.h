@@ -330,6 +330,21 @@ inline int64_t early_reduce_attempts(const Sim& sim) {
   return n;
 }
 
+// A pool or queue id written as text (a key of a 'key:value,...' parameter): a whole number in
+// [0, 2^31 - 1], else std::invalid_argument naming the parameter.
+inline int32_t parse_id_key(const std::string& owner, const std::string& key) {
+  size_t used = 0;
+  long long v = -1;
+  try {
+    v = std::stoll(key, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != key.size() || v < 0 || v > 2147483647LL)
+    throw std::invalid_argument(owner + ": key '" + key + "' is not a pool or queue id (expected a whole number in [0, 2^31 - 1])");
+  return int32_t(v);
+}
+
 // "a:1.5,b:2" -> {a: 1.5, b: 2}; also accepts a bare list "1.5,2" keyed "0", "1", ...
 inline std::map<std::string, double> parse_key_values(const std::string& owner, const std::string& text) {
   std::map<std::string, double> out;
@@ -659,7 +674,7 @@ class FairPools {
 
  private:
   void set(std::vector<double>& v, const std::string& key, double value, const char* what, bool positive) {
-    const int idx = std::stoi(key);
+    const int idx = parse_id_key(owner_ + ": " + what, key);
     if (idx < 0 || idx >= int(v.size())) return;  // a pool with no jobs
     if (positive ? !(value > 0) : value < 0)
       throw std::invalid_argument(owner_ + ": " + what + " of pool " + key + " must be " + (positive ? "positive" : "non-negative"));

@@ -47,6 +47,23 @@ class YarnScheduler : public Scheduler {
   void init(Sim& sim) override {
     const auto& wl = sim.workload();
     const size_t nj = wl.n_jobs();
+    // inputs the scheduler could never honour are refused here, not after stall_limit seconds
+    if (sim.options().stall_limit > 0 && am_interval_ >= sim.options().stall_limit)
+      throw std::invalid_argument("yarn: parameter 'am_heartbeat' (" + std::to_string(am_interval_) +
+                                  " s) must be shorter than the simulate option 'stall_limit' (" +
+                                  std::to_string(sim.options().stall_limit) + " s): reduces ramp up only on AM heartbeats");
+    double max_vcores = 0, max_mem = 0;
+    for (int32_t i = 0; i < sim.n_nodes(); ++i) {
+      max_vcores = std::max(max_vcores, sim.cluster().vcores[i]);
+      max_mem = std::max(max_mem, sim.cluster().memory[i]);
+    }
+    for (size_t t = 0; t < wl.n_tasks(); ++t)
+      if (wl.vcores[t] > max_vcores || wl.memory[t] > max_mem)
+        throw std::invalid_argument("yarn: task " + std::to_string(t) + " of job " + std::to_string(wl.task_job[t]) +
+                                    " asks for a container of " + std::to_string(wl.vcores[t]) + " vcores and " +
+                                    std::to_string(wl.memory[t]) + " MB, but the largest node has " +
+                                    std::to_string(max_vcores) + " vcores and " + std::to_string(max_mem) +
+                                    " MB: expected containers that fit a node");
     requested_.assign(nj, 0);
     rampup_started_.assign(nj, 0);
     red_mem_.assign(nj, 0);
@@ -188,7 +205,7 @@ void register_yarn_schedulers() {
         ParamSpec::number("max_reduce_rampup_limit", 0.5, 0, 1,
                           "yarn.app.mapreduce.am.job.reduce.rampup.limit: largest fraction of the job's memory limit reduces "
                           "may hold while maps are pending"),
-        ParamSpec::number("am_heartbeat", 1.0, 1e-3, 1e6, "seconds between ApplicationMaster heartbeats (reduce ramp-up decisions)"),
+        ParamSpec::number("am_heartbeat", 1.0, 1e-3, 86400, "seconds between ApplicationMaster heartbeats (reduce ramp-up decisions)"),
         ParamSpec::boolean("assign_multiple", true, "grant several containers per NodeManager heartbeat"),
         ParamSpec::number("early_reduce_limit", 0.5, 0, 0.99,
                           "cluster-wide cap on the memory and vcore fractions held by reduces of jobs still in their map phase; stands in "

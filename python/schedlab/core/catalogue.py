@@ -112,15 +112,21 @@ def _check(owner, specs, values):
             if not isinstance(v, (str, dict, list, tuple, np.ndarray)):
                 raise ValueError(f"{owner}: parameter {key!r} takes a string, a dict or a list, got {v!r}")
         else:
-            if isinstance(v, str) or not isinstance(v, (int, float, bool)):
+            if isinstance(v, str) or not isinstance(v, (int, float, bool, np.integer, np.floating)):
                 raise ValueError(f"{owner}: parameter {key!r} must be a number, got {v!r}")
             if t == "boolean" and v not in (0, 1, True, False):
                 raise ValueError(f"{owner}: parameter {key!r} must be True or False, got {v!r}")
-            if t == "integer" and float(v) != math.floor(float(v)):
-                raise ValueError(f"{owner}: parameter {key!r} must be a whole number, got {v!r}")
-            fv = float(v)
-            if math.isnan(fv) or fv < p.get("min", -math.inf) or fv > p.get("max", math.inf):
-                raise ValueError(f"{owner}: parameter {key!r} = {v!r} is outside [{p['min']}, {p['max']}]")
+            lo, hi = p.get("min", -math.inf), p.get("max", math.inf)
+            try:
+                fv = float(v)
+            except OverflowError:  # an int past a double's range
+                fv = math.inf if v > 0 else -math.inf
+            if math.isnan(fv):
+                raise ValueError(f"{owner}: parameter {key!r} is NaN; expected a number in [{lo}, {hi}]")
+            if t == "integer" and (math.isinf(fv) or fv != math.floor(fv)):
+                raise ValueError(f"{owner}: parameter {key!r} must be a whole number in [{lo}, {hi}], got {v!r}")
+            if fv < lo or fv > hi:
+                raise ValueError(f"{owner}: parameter {key!r} = {v!r} is outside [{lo}, {hi}]")
 
 
 class SchedulerConfig:

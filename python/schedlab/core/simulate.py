@@ -16,19 +16,26 @@ STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded
 LOCALITY = ["node", "rack", "remote", "none"]
 
 
-def _encode_param(value, workload: Workload):
+def _encode_param(name, value, workload: Workload):
     """Dict/list parameters become the core's 'key:value,...' strings; dict keys that are user
-    labels are translated to pool ids."""
+    labels are translated to pool ids. Keys must be pool or queue ids (0 .. 2^31 - 1) and values
+    numbers: anything else is a ValueError naming the parameter."""
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
             key = k
             if workload.user_labels is not None and not isinstance(k, (int, np.integer)):
                 key = workload.user_code(k)
+            if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or not 0 <= key < 2**31:
+                raise ValueError(f"scheduler parameter {name!r}: key {k!r} is not a pool or queue id "
+                                 f"(a whole number in [0, 2^31 - 1] or a user label of the workload)")
             parts.append(f"{key}:{v!r}" if not isinstance(v, str) else f"{key}:{v}")
         return ",".join(parts)
-    if isinstance(value, (list, tuple)):
-        return ",".join(repr(float(v)) for v in value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            return ",".join(repr(float(v)) for v in value)
+        except (TypeError, ValueError):
+            raise ValueError(f"scheduler parameter {name!r}: a list must hold numbers only, got {value!r}") from None
     return value
 
 
@@ -48,8 +55,8 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
         raise ValueError(f"cluster must be a schedlab.Cluster, got {type(cluster).__name__}")
     if not isinstance(workload, Workload):
         raise ValueError(f"workload must be a schedlab.Workload, got {type(workload).__name__}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+        raise ValueError(f"seed must be a whole number in [0, 2^64 - 1], got {seed!r}")
     if isinstance(scheduler, str) and scheduler in schedulers_mod._PYTHON:
         scheduler = schedulers_mod.get(scheduler)  # a scheduler written in Python, by name
     options = _encode_options(options)
@@ -58,7 +65,7 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
         return hook(cluster, workload, int(seed), options)
     config = as_config(scheduler)
     check_options(config.engine, options)
-    params = {k: _encode_param(v, workload) for k, v in config.params.items()}
+    params = {k: _encode_param(k, v, workload) for k, v in config.params.items()}
     t0 = time.perf_counter()
     raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))
     wall = time.perf_counter() - t0

@@ -93,6 +93,8 @@ class Workload:
                 _fail(source, f"tasks table has no '{col}' column (have {list(tasks.columns)})")
         if len(jobs) == 0:
             _fail(source, "the workload has no jobs")
+        _check_ids(jobs["job_id"], "jobs 'job_id'", source)
+        _check_ids(tasks["job_id"], "tasks 'job_id'", source)
         if jobs["job_id"].duplicated().any():
             dup = jobs["job_id"][jobs["job_id"].duplicated()].iloc[0]
             _fail(source, f"job_id {dup!r} appears more than once in the jobs table")
@@ -161,17 +163,27 @@ class Workload:
 
         jcols = {"submit_time": submit}
         user_labels = queue_labels = None
-        if "user" in jobs:
-            jcols["user"], user_labels = _codes(jobs["user"])
-        if "queue" in jobs:
-            jcols["queue"], queue_labels = _codes(jobs["queue"])
+        for col in ("user", "queue"):
+            if col in jobs:
+                codes, labels = _codes(jobs[col])
+                if (codes < 0).any():
+                    i = int(np.argmax(codes < 0))
+                    _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' is "
+                                  f"missing ({_label(jobs[col].iloc[i])!r}); expected a label (any value but None or NaN)")
+                jcols[col] = codes
+                if col == "user":
+                    user_labels = labels
+                else:
+                    queue_labels = labels
         for col in ("weight", "deadline"):
             if col in jobs:
                 v = pd.to_numeric(jobs[col], errors="coerce").to_numpy(np.float64)
-                bad = ~(v > 0) if col == "weight" else (np.isinf(v) | (v < 0))
+                bad = ~((v > 0) & np.isfinite(v)) if col == "weight" else (np.isinf(v) | (v < 0))
                 if bad.any():
                     i = int(np.argmax(bad))
-                    _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' is invalid: {_label(jobs[col].iloc[i])!r}")
+                    want = "a finite number > 0" if col == "weight" else "a finite number >= 0, or NaN for none"
+                    _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' must be "
+                                  f"{want}, got {_label(jobs[col].iloc[i])!r}")
                 jcols[col] = v
         if "eligible_nodes" in jobs:
             jcols["eligible_begin"], jcols["eligible_node"] = _eligible(jobs, source)
@@ -371,6 +383,27 @@ def _is_missing(x):
     return x is None or (isinstance(x, float) and x != x)
 
 
+def _unhashable(x):
+    try:
+        hash(x)
+        return False
+    except TypeError:
+        return True
+
+
+def _check_ids(values, what, source):
+    """Job ids must be hashable values (numbers, strings, tuples ...): a list or a dict in a
+    job_id cell is a ValueError naming the row, not a TypeError from pandas' hash tables."""
+    values = pd.Series(values) if not isinstance(values, pd.Series) else values
+    if values.dtype != object or len(values) == 0:
+        return
+    bad = values.map(_unhashable).to_numpy(bool)
+    if bad.any():
+        i = int(np.argmax(bad))
+        _fail(source, f"{what} row {i}: {_label(values.iloc[i])!r} is not a valid job id; expected a number, a string "
+                      f"or another hashable value")
+
+
 def _edges(jobs: pd.DataFrame, dependencies, submit, source):
     """The dependency edges as (child, parent) row positions in ``jobs``, or None when there are
     none. Duplicate edges are merged; unknown parents, self-dependencies and parents submitted
@@ -382,6 +415,7 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
         col = col.map(lambda x: [] if _is_missing(x) else x)  # one cheap call per job, not per edge
         ex = col.explode()
         ex = ex[ex.map(lambda x: not _is_missing(x)).to_numpy(bool)] if len(ex) else ex
+        _check_ids(ex.reset_index(drop=True), "jobs 'parents' entry", source)
         child = ex.index.to_numpy()
         parent = index.get_indexer(ex.to_numpy())
         if (parent < 0).any():
@@ -393,6 +427,8 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
     if dependencies is not None:
         if not isinstance(dependencies, pd.DataFrame) or not {"job_id", "parent_id"} <= set(dependencies.columns):
             _fail(source, "dependencies must be a DataFrame with columns 'job_id' and 'parent_id'")
+        _check_ids(dependencies["job_id"], "dependencies 'job_id'", source)
+        _check_ids(dependencies["parent_id"], "dependencies 'parent_id'", source)
         child = index.get_indexer(dependencies["job_id"])
         parent = index.get_indexer(dependencies["parent_id"])
         for arr, col in ((child, "job_id"), (parent, "parent_id")):

@@ -1,0 +1,95 @@
+"""Bad parameters, options, seeds and frames: one ValueError naming the parameter (or the row
+and column) and what was expected; no OverflowError, TypeError or RuntimeError escapes."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedlab as sl
+
+CLUSTER = sl.Cluster(4, map_slots=2, reduce_slots=1)
+
+
+def workload(**job_columns):
+    jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 1.0], **job_columns})
+    tasks = pd.DataFrame({"job_id": [1, 1, 2], "work": [1.0, 2.0, 3.0]})
+    return sl.Workload.from_frames(jobs, tasks)
+
+
+@pytest.mark.parametrize("seed", [2**64, -1, 1.5, True, "1"])
+def test_seed_out_of_range(seed):
+    with pytest.raises(ValueError, match=r"seed must be a whole number in \[0, 2\^64 - 1\]"):
+        sl.simulate(CLUSTER, workload(), "fifo", seed=seed)
+
+
+def test_largest_seed_runs():
+    sl.simulate(CLUSTER, workload(), "fifo", seed=2**64 - 1)
+
+
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), 10**400])
+def test_integer_parameter_at_infinity(value):
+    with pytest.raises(ValueError, match=r"fresh_static: parameter 'k' must be a whole number in \["):
+        sl.schedulers.get("fresh_static", k=value)
+    with pytest.raises(ValueError, match=r"parameter 'replication' must be a whole number in \["):
+        sl.simulate(CLUSTER, workload(), "fifo", replication=value)
+
+
+def test_nan_parameter_names_the_parameter():
+    with pytest.raises(ValueError, match=r"fresh_static: parameter 'k' is NaN; expected a number in \["):
+        sl.schedulers.get("fresh_static", k=float("nan"))
+    with pytest.raises(ValueError, match=r"parameter 'replication' is NaN"):
+        sl.simulate(CLUSTER, workload(), "fifo", replication=float("nan"))
+    with pytest.raises(ValueError, match=r"fair: parameter 'locality_delay' is NaN"):
+        sl.schedulers.get("fair", locality_delay=float("nan"))
+
+
+@pytest.mark.parametrize("text", ["2147483648:1", "-1:1", "x:1", "99999999999999999999:1"])
+def test_capacity_queue_keys_out_of_range(text):
+    with pytest.raises(ValueError, match=r"capacity: capacities: key '.*' is not a pool or queue id"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("capacity", capacities=text))
+
+
+def test_fair_pool_keys_out_of_range():
+    with pytest.raises(ValueError, match=r"'pool_weights': key 1099511627776 is not a pool or queue id"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("fair", pool_weights={2**40: 2.0}))
+    with pytest.raises(ValueError, match=r"fair.*key '2147483648' is not a pool or queue id"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("fair", pool_weights="2147483648:2"))
+
+
+def test_tsf_weights_must_be_numbers():
+    with pytest.raises(ValueError, match=r"scheduler parameter 'weights': a list must hold numbers only"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("tsf", weights=[[1]]))
+
+
+@pytest.mark.parametrize("col,values,row", [("user", ["a", None], 1), ("user", [1.0, float("nan")], 1),
+                                            ("queue", [None, "q"], 0)])
+def test_from_frames_missing_user_or_queue(col, values, row):
+    with pytest.raises(ValueError, match=rf"jobs row {row} \(job_id {row + 1}\): '{col}' is missing .*expected a label"):
+        workload(**{col: values})
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 0.0, -1.0])
+def test_from_frames_weight_must_be_finite_positive(value):
+    with pytest.raises(ValueError, match=r"jobs row 1 \(job_id 2\): 'weight' must be a finite number > 0"):
+        workload(weight=[1.0, value])
+
+
+@pytest.mark.parametrize("workers", [2, 3, 5, 7, 10])
+def test_dice_defaults_run_on_small_clusters(workers):
+    jobs = pd.DataFrame({"job_id": range(6), "submit_time": np.arange(6) * 2.0})
+    tasks = pd.DataFrame({"job_id": np.repeat(range(6), 3), "work": np.tile([1.0, 50.0, 400.0], 6)})
+    r = sl.simulate(sl.engines.worker.cluster(workers), sl.Workload.from_frames(jobs, tasks), "dice")
+    assert r.jobs["finish_time"].notna().all()
+
+
+def test_yarn_am_heartbeat_beyond_the_stall_limit_is_refused_up_front():
+    with pytest.raises(ValueError, match=r"yarn: parameter 'am_heartbeat' .* must be shorter than the simulate option 'stall_limit'"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("yarn", am_heartbeat=50000.0), stall_limit=3600.0)
+    with pytest.raises(ValueError, match=r"yarn: parameter 'am_heartbeat' = 100000.0 is outside"):
+        sl.schedulers.get("yarn", am_heartbeat=1e5)
+
+
+def test_yarn_container_larger_than_any_node_is_refused_up_front():
+    jobs = pd.DataFrame({"job_id": [1], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [1], "work": [1.0], "vcores": [100.0]})
+    with pytest.raises(ValueError, match=r"yarn: task 0 of job 0 asks for a container of 100.* vcores .* largest node has 3.* vcores"):
+        sl.simulate(CLUSTER, sl.Workload.from_frames(jobs, tasks), "yarn")
