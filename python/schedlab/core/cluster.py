@@ -5,6 +5,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
+from . import guard
+
+CLUSTER_BYTES_PER_NODE = 128
 
 _NODE_COLUMNS = ("rack", "speed", "map_slots", "reduce_slots", "slots", "vcores", "memory", "node_type")
 
@@ -40,8 +43,12 @@ class Cluster:
                  vcores=None, memory=None, node_types=0, rack_of=None):
         if isinstance(nodes, (bool, np.bool_)) or not isinstance(nodes, (int, np.integer)):
             raise ValueError(f"Cluster: 'nodes' must be a whole number, got {nodes!r}")
-        if nodes < 1:
-            raise ValueError(f"Cluster: 'nodes' must be at least 1, got {nodes}")
+        if not 1 <= nodes <= 2**31 - 1:
+            raise ValueError(f"Cluster: 'nodes' must be at least 1 and at most 2^31 - 1 (nodes are numbered with 32-bit "
+                             f"integers), got {nodes}")
+        # the per-node columns, their temporaries and the native copy: refused before they are made
+        guard.check_memory(float(nodes) * CLUSTER_BYTES_PER_NODE, f"Cluster: {nodes} nodes",
+                           remedy="a cluster of fewer nodes")
         if not isinstance(racks, (int, np.integer)) or racks < 1 or racks > nodes:
             raise ValueError(f"Cluster: 'racks' must be between 1 and nodes ({nodes}), got {racks!r}")
         n = int(nodes)

@@ -106,3 +106,100 @@ def check_events(estimate: float, what: str, max_events=None, remedy: str = ""):
 def check_reader_tasks(n_tasks: float, what: str, remedy: str = ""):
     """Refuses a trace whose tasks would not fit in memory while its workload is built."""
     check_memory(float(n_tasks) * READER_BYTES_PER_TASK, f"{what} ({float(n_tasks):.4g} tasks)", remedy=remedy)
+
+
+# ----------------------------------------------------------------------------- simulations
+#: bytes per node the engines keep (node records, slot positions, running lists, heartbeats)
+RUN_BYTES_PER_NODE = 256
+#: bytes per task during a run and in its results (attempt record and side columns, task state,
+#: the result's NumPy columns and its tasks DataFrame)
+RUN_BYTES_PER_TASK = 320
+#: bytes per probe of the worker engine (probe record and its queue entry)
+RUN_BYTES_PER_PROBE = 48
+#: bytes per sample of a time series (a row of a few float64 columns; per user for the share engine)
+RUN_BYTES_PER_SAMPLE = 48
+
+
+def _number(options, key, default):
+    v = options.get(key, default)
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float(default)
+
+
+def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dict:
+    """Estimates a simulation's memory (bytes) and events before it runs, from the cluster, the
+    workload and the options: ``{"memory", "events", "span", "heartbeats", "samples",
+    "probes"}``. The simulated span is taken as the last submission plus the work left if the
+    cluster were kept busy, plus the longest task (capped by ``time_limit``); periodic events
+    (heartbeats, samples, windows) are counted over that span. It is an estimate of the usual
+    case, meant to catch runs that are out of reach by orders of magnitude."""
+    import numpy as np
+
+    j, t = workload.native().columns()
+    n_tasks = float(len(t["work"]))
+    n_jobs = float(len(j["submit_time"]))
+    nodes = float(cluster.n_nodes)
+    cols = cluster._cols
+    work = np.asarray(t["work"], dtype=np.float64)
+    submit = np.asarray(j["submit_time"], dtype=np.float64)
+    speed = float(cols["speed"].max())
+    if engine == "worker":
+        slots = float(cols["slots"].sum())
+    elif engine == "share":
+        slots = float(cols["vcores"].sum())
+    else:
+        slots = float(cols["map_slots"].sum() + cols["reduce_slots"].sum())
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(work.sum()) / speed
+        span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed
+    time_limit = _number(options, "time_limit", float("inf"))
+    if time_limit > 0:
+        span = min(span, time_limit)
+    events = 4.0 * n_tasks + 2.0 * n_jobs
+    memory = nodes * RUN_BYTES_PER_NODE + n_tasks * RUN_BYTES_PER_TASK
+    heartbeats = samples = probes = 0.0
+    if engine == "mapreduce":
+        hb = _number(options, "heartbeat_interval", -1)
+        if hb < 0:  # Hadoop 1: 1 s per 100 nodes, at least 0.3 s (engine's default)
+            hb = max(1.0 * np.ceil(nodes / 100.0), 0.3)
+        heartbeats = nodes * span / hb if hb > 0 else float("inf")
+        si = _number(options, "sample_interval", 0)
+        if si > 0:
+            samples = span / si
+    elif engine == "worker":
+        window = _number(options, "window", 60)
+        if window > 0:
+            samples = span / window
+        ratio = _number(params, "probe_ratio", 2)
+        min_probes = _number(params, "min_probes", 1)
+        per_job = np.diff(np.asarray(j["task_begin"], dtype=np.float64))
+        probes = float(np.maximum(per_job * ratio, min_probes).sum())
+        memory += probes * RUN_BYTES_PER_PROBE
+        events += 2.0 * probes
+    elif engine == "share":
+        si = _number(options, "sample_interval", 0)
+        if si > 0:
+            users = float(len(np.unique(np.asarray(j["user"])))) if len(j["user"]) else 1.0
+            samples = span / si * users
+    events += heartbeats + samples
+    memory += samples * RUN_BYTES_PER_SAMPLE
+    return {"memory": memory, "events": events, "span": span, "heartbeats": heartbeats, "samples": samples,
+            "probes": probes}
+
+
+def check_run(cluster, workload, engine: str, options: dict, params: dict, *, max_memory=None, max_events=None):
+    """Refuses (:class:`ResourceError`) a simulation whose estimated memory or events exceed the
+    limits; returns the estimate otherwise."""
+    e = estimate(cluster, workload, engine, options, params)
+    what = (f"this simulation ({engine} engine, {cluster.n_nodes} nodes, {workload.n_tasks} tasks, "
+            f"simulated span about {e['span']:.3g} s")
+    parts = [f"{e['heartbeats']:.3g} heartbeats"] if e["heartbeats"] else []
+    parts += [f"{e['samples']:.3g} samples"] if e["samples"] else []
+    parts += [f"{e['probes']:.3g} probes"] if e["probes"] else []
+    what += (", " + ", ".join(parts) if parts else "") + ")"
+    remedy = "lower the cluster, workload or option that drives it, or raise max_memory / max_events"
+    check_memory(e["memory"], what, max_memory, remedy)
+    check_events(e["events"], what, max_events, remedy)
+    return e

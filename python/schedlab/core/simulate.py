@@ -10,6 +10,7 @@ from .. import _core
 from .cluster import Cluster
 from .workload import Workload
 from . import catalogue as schedulers_mod
+from . import guard
 from .catalogue import as_config, check_options
 
 STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded map whose output died with its node
@@ -49,6 +50,10 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     ``"yarn"``, ``"late"``, ``"esplash"``, ``"sepb"``; see :mod:`schedlab.speculation`) and
     ``speculation_params`` a dict of its parameters. ``scheduler`` may
     also be an instance of a :class:`schedlab.Scheduler` subclass (a scheduler written in Python).
+    Before it allocates, the run is checked by the resource guard (:mod:`schedlab.core.guard`):
+    a run whose estimated memory or event count exceeds the machine's available memory (or
+    ``max_memory`` bytes) or ``max_events`` (default ``guard.DEFAULT_MAX_EVENTS``) raises
+    :class:`~schedlab.core.guard.ResourceError` (a ``ValueError``) naming the estimate and the limit.
     The same inputs and seed always give the same result. The simulation runs without the GIL, so threads run simulations in parallel.
     """
     if not isinstance(cluster, Cluster):
@@ -59,12 +64,20 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
         raise ValueError(f"seed must be a whole number in [0, 2^64 - 1], got {seed!r}")
     if isinstance(scheduler, str) and scheduler in schedulers_mod._PYTHON:
         scheduler = schedulers_mod.get(scheduler)  # a scheduler written in Python, by name
+    max_memory = options.pop("max_memory", None)
+    max_events = options.pop("max_events", None)
     options = _encode_options(options)
     hook = getattr(scheduler, "_simulate", None)
     if hook is not None:  # schedulers written in Python plug in here
+        engine = getattr(scheduler, "engine", "mapreduce")
+        check_options(engine, options)
+        guard.check_run(cluster, workload, engine, options, getattr(scheduler, "params", {}) or {},
+                        max_memory=max_memory, max_events=max_events)
         return hook(cluster, workload, int(seed), options)
     config = as_config(scheduler)
     check_options(config.engine, options)
+    guard.check_run(cluster, workload, config.engine, options, config.resolved(), max_memory=max_memory,
+                    max_events=max_events)
     params = {k: _encode_param(k, v, workload) for k, v in config.params.items()}
     t0 = time.perf_counter()
     raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))

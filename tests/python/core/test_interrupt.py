@@ -26,6 +26,7 @@ SCRIPT = textwrap.dedent("""
 
     scheduler = {"mapreduce": "fair", "worker": "eagle", "share": "drf", "python": Greedy()}[engine]
     options = {"sample_interval": 1.0} if engine == "share" else {}
+    options |= {"max_events": float("inf"), "max_memory": float("inf")}  # past the resource guard, on purpose
     threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
     try:
         sl.simulate(sl.Cluster(nodes=4, map_slots=1, reduce_slots=1), wl, scheduler, **options)
