@@ -179,6 +179,7 @@ struct TaskSet {
   int64_t all_cur = 0;
   int32_t exec_b = 0, exec_e = 0, host_b = 0, host_e = 0, rack_b = 0, rack_e = 0;  // into lists_
   int64_t nopref_b = 0, nopref_e = 0, nopref_cur = 0;                               // into flat_
+  uint64_t bloom[3][4] = {};  // keys (mod 256) of the executor, host and rack lists: most misses need no search
   std::vector<int32_t> spec;                   // speculatable tasks without a copy yet
   std::vector<double> lo, hi;                  // successful durations: max-heap lo, min-heap hi
   double median() const {
@@ -235,6 +236,11 @@ class Sim {
   int64_t take(List& l);
   int64_t take_range(int64_t& cur, int64_t end);
   List* find(int32_t b, int32_t e, int32_t key);
+  List* find(const TaskSet& ts, int kind, int32_t key) {  // kind 0 executor, 1 host, 2 rack
+    if (!((ts.bloom[kind][(key >> 6) & 3] >> (key & 63)) & 1)) return nullptr;  // no list for this key
+    return kind == 0 ? find(ts.exec_b, ts.exec_e, key) : kind == 1 ? find(ts.host_b, ts.host_e, key)
+                                                                   : find(ts.rack_b, ts.rack_e, key);
+  }
   int64_t launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool speculative);
   void finish_attempt(int64_t att, uint8_t status);
   bool check_speculatable(TaskSet& ts);
@@ -448,6 +454,12 @@ void Sim::build_lists(int32_t s) {
   emit(ex, ts.exec_b, ts.exec_e);
   emit(ho, ts.host_b, ts.host_e);
   emit(ra, ts.rack_b, ts.rack_e);
+  const int32_t bounds[3][2] = {{ts.exec_b, ts.exec_e}, {ts.host_b, ts.host_e}, {ts.rack_b, ts.rack_e}};
+  for (int k = 0; k < 3; ++k)
+    for (int32_t i = bounds[k][0]; i < bounds[k][1]; ++i) {
+      const int32_t key = lists_[i].key;
+      ts.bloom[k][(key >> 6) & 3] |= uint64_t(1) << (key & 63);
+    }
   ts.nopref_b = static_cast<int64_t>(flat_.size());
   for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t)
     if (task_prefs_[t] & 4) flat_.push_back(static_cast<int32_t>(t));
@@ -529,12 +541,12 @@ int64_t Sim::take(List& l) { return take_range(l.cur, l.end); }
 
 int64_t Sim::dequeue(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level) {
   if (ts.unlaunched > 0) {
-    if (List* l = find(ts.exec_b, ts.exec_e, e)) {
+    if (List* l = find(ts, 0, e)) {
       const int64_t t = take(*l);
       if (t >= 0) { level = kProcessLocal; return t; }
     }
     if (allowed >= kNodeLocal)
-      if (List* l = find(ts.host_b, ts.host_e, host(e))) {
+      if (List* l = find(ts, 1, host(e))) {
         const int64_t t = take(*l);
         if (t >= 0) { level = kNodeLocal; return t; }
       }
@@ -543,7 +555,7 @@ int64_t Sim::dequeue(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level) {
       if (t >= 0) { level = kProcessLocal; return t; }  // Spark reports no-preference launches as PROCESS_LOCAL
     }
     if (allowed >= kRackLocal && racks_)
-      if (List* l = find(ts.rack_b, ts.rack_e, cl_.rack[e])) {
+      if (List* l = find(ts, 2, cl_.rack[e])) {
         const int64_t t = take(*l);
         if (t >= 0) { level = kRackLocal; return t; }
       }
@@ -709,12 +721,12 @@ bool Sim::can_launch_on(TaskSet& ts, int32_t e) {
   for (uint8_t k = 0; k < ts.n_levels; ++k) nopref_pass |= ts.levels[k] == kNoPref;
   if (ts.unlaunched == 0) return false;
   if (allowed >= kAny) return true;
-  if (List* l = find(ts.exec_b, ts.exec_e, e); l && take(*l) >= 0) return true;
+  if (List* l = find(ts, 0, e); l && take(*l) >= 0) return true;
   if (allowed >= kNodeLocal || nopref_pass)
-    if (List* l = find(ts.host_b, ts.host_e, host(e)); l && take(*l) >= 0) return true;
+    if (List* l = find(ts, 1, host(e)); l && take(*l) >= 0) return true;
   if ((allowed >= kNoPref || nopref_pass) && ts.pend[2] > 0) return true;
   if (allowed >= kRackLocal && racks_)
-    if (List* l = find(ts.rack_b, ts.rack_e, cl_.rack[e]); l && take(*l) >= 0) return true;
+    if (List* l = find(ts, 2, cl_.rack[e]); l && take(*l) >= 0) return true;
   return false;
 }
 

@@ -55,7 +55,7 @@ class SparkLog:
     app_start: float                 # epoch seconds of SparkListenerApplicationStart
     properties: dict                 # Spark properties (SparkListenerEnvironmentUpdate)
     executors: pd.DataFrame          # node, executor_id, host, cores, added, removed (s from app start)
-    jobs: pd.DataFrame               # Spark jobs: job_id, pool, submit_time, finish_time, result, stages
+    jobs: pd.DataFrame               # Spark jobs: job_id, pool, submit_time, finish_time, result, description, stages
     attempts: pd.DataFrame           # every recorded attempt
     options: dict = field(default_factory=dict)   # spark engine options the application ran with
     scheduler: str = "spark_fifo"    # spark.scheduler.mode
@@ -268,6 +268,7 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
                     stage_info[sid] = {"parents": [int(p) for p in parents], "job": jid, "cached": cached,
                                        "n": _get(si, f, i, "Number of Tasks", kind=int, event=kind)}
             jobs[jid] = {"submit": submit, "pool": str(pool), "finish": math.nan, "result": None,
+                         "description": (ev.get("Properties") or {}).get("spark.job.description"),
                          "stages": [int(_get(si, f, i, "Stage ID", kind=int, event=kind)) for si in infos]}
         elif kind in ("SparkListenerStageSubmitted", "SparkListenerStageCompleted"):
             si = _get(ev, f, i, "Stage Info")
@@ -379,6 +380,7 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
 
     jt = pd.DataFrame([{"job_id": j, "pool": v["pool"], "submit_time": (v["submit"] - app_start) / 1000,
                         "finish_time": (v["finish"] - app_start) / 1000, "result": v["result"],
+                        "description": v["description"],
                         "stages": [s for s in v["stages"] if s in ran]} for j, v in sorted(jobs.items())])
     per_host = ex.groupby("host").size()
     options = {
