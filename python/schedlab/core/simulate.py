@@ -17,6 +17,17 @@ STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded
 LOCALITY = ["node", "rack", "remote", "none"]
 
 
+#: Encoders of scheduler parameters that need the workload, by (scheduler name, parameter name):
+#: ``encoder(value, workload) -> str`` (e.g. the spark engine's pools from a fairscheduler.xml).
+PARAM_ENCODERS: dict = {}
+
+
+def register_param_encoder(scheduler: str, param: str, encoder):
+    """Lets an engine's helpers turn a scheduler parameter given as a Python object (a path, a
+    dict, ...) into the core's string, with the workload at hand."""
+    PARAM_ENCODERS[(scheduler, param)] = encoder
+
+
 def _encode_param(name, value, workload: Workload):
     """Dict/list parameters become the core's 'key:value,...' strings; dict keys that are user
     labels are translated to pool ids. Keys must be pool or queue ids (0 .. 2^31 - 1) and values
@@ -78,7 +89,8 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     check_options(config.engine, options)
     guard.check_run(cluster, workload, config.engine, options, config.resolved(), max_memory=max_memory,
                     max_events=max_events)
-    params = {k: _encode_param(k, v, workload) for k, v in config.params.items()}
+    params = {k: PARAM_ENCODERS[(config.name, k)](v, workload) if (config.name, k) in PARAM_ENCODERS
+              else _encode_param(k, v, workload) for k, v in config.params.items()}
     t0 = time.perf_counter()
     raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))
     wall = time.perf_counter() - t0

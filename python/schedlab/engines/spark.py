@@ -10,7 +10,7 @@ is an *executor* whose ``map_slots`` are its cores.
 >>> import schedlab as sl
 >>> from schedlab.engines import spark
 >>> cluster = spark.cluster(executors=4, cores=2)
->>> fair = spark.fair(workload, pools="fairscheduler.xml")
+>>> fair = spark.fair(workload, pools="fairscheduler.xml")   # or sl.schedulers.get("spark_fair", pools=...)
 >>> sl.simulate(cluster, workload, fair, locality_wait=3.0).dags
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 
 from ..core.catalogue import SchedulerConfig
 from ..core.cluster import Cluster
+from ..core.simulate import register_param_encoder
 
 #: Defaults of a pool not defined (FairSchedulableBuilder: FIFO inside, weight 1, minShare 0).
 DEFAULT_POOL = {"schedulingMode": "FIFO", "weight": 1.0, "minShare": 0}
@@ -120,6 +121,20 @@ def fair(workload, pools=None) -> SchedulerConfig:
     """Spark's FAIR scheduling mode for ``workload`` with ``pools`` (a fairscheduler.xml path,
     its text, or a dict; see :func:`read_pools`)."""
     return SchedulerConfig("spark_fair", pools=encode_pools(pools, workload))
+
+
+def _pools_param(value, workload) -> str:
+    """The ``pools`` parameter of ``spark_fair`` as given to ``schedulers.get``: a
+    fairscheduler.xml path, its XML text or a dict is encoded for the workload; a string already
+    encoded (by :func:`fair`) passes."""
+    if isinstance(value, dict) or (isinstance(value, (str, os.PathLike)) and (
+            os.fspath(value).lstrip().startswith("<") or os.fspath(value).lower().endswith(".xml")
+            or os.path.exists(os.fspath(value)))):
+        return encode_pools(value, workload)
+    return value
+
+
+register_param_encoder("spark_fair", "pools", _pools_param)
 
 
 def fifo() -> SchedulerConfig:

@@ -57,6 +57,10 @@ def test_fair_pools_from_xml_file_and_dict(tmp_path):
         assert d.loc["a", "finish_time"] == 20
         assert d.loc["b", "finish_time"] == 26
     pd.testing.assert_frame_equal(r_file.tasks, r_dict.tasks)
+    # the same pools given to the catalogue's config (encoded at simulate time)
+    for given in (str(path), XML, {"prod": {"minShare": 1}}):
+        r = sl.simulate(c, w, sl.schedulers.get("spark_fair", pools=given))
+        pd.testing.assert_frame_equal(r.tasks, r_file.tasks)
 
 
 def test_read_pools_errors(tmp_path):
