@@ -37,6 +37,8 @@ SimResult run_without_gil(Simulate&& simulate) {
 void bind_python_scheduler(pybind11::module_& m);
 // Defined in python_policies.cpp: the Python scheduler interfaces of the worker and share engines.
 void bind_python_policies(pybind11::module_& m);
+// Defined in gym.cpp: the MapReduce engine paused at decisions (schedlab.gym).
+void bind_gym(pybind11::module_& m);
 // Defined in harness.cpp: the scheduler harness.
 void bind_harness(pybind11::module_& m);
 

@@ -224,6 +224,15 @@ class Sim {
   void set_progress(int64_t attempt, double progress);
   SimResult collect();
 
+  // ---- stepping (reinforcement-learning environments: schedlab.gym) ----
+  // start() once; then resume() runs events as run() does until a scheduler callback calls
+  // pause() (it returns true once that event is fully processed, the clock at its time: the
+  // caller may act, e.g. launch(), before resuming) or the run is over (false: no event left,
+  // every job finished, or time_limit reached); collect() returns the results. run() itself
+  // ignores pause().
+  void pause() { pause_ = true; }
+  bool resume();
+
   // ---- reading state ----
   double now() const { return now_; }
   const Cluster& cluster() const { return cluster_; }
@@ -428,6 +437,7 @@ class Sim {
   double hb_interval_ = 1;
   size_t next_job_ = 0;     // next job to arrive (arrivals are pushed one at a time)
   bool started_ = false;
+  bool pause_ = false, stepped_out_ = false;  // stepping: a pause asked; the run is over
 
   // replicas (from the workload, or drawn here when it has none)
   std::vector<int64_t> rep_begin_;

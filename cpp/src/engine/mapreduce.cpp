@@ -1228,6 +1228,27 @@ SimResult Sim::run() {
   return collect();
 }
 
+bool Sim::resume() {
+  if (!started_) throw std::invalid_argument("resume: call start() first");
+  if (opt_.driven) throw std::invalid_argument("resume: not in driven mode");
+  if (stepped_out_) return false;
+  pause_ = false;
+  while (!events_q_.empty() && unfinished_jobs_ > 0) {
+    const Event e = events_q_.pop();
+    if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
+    now_ = e.time;
+    ++events_;
+    poll_interrupt(events_);
+    process(e);
+    if (pause_) {
+      pause_ = false;
+      return true;
+    }
+  }
+  stepped_out_ = true;
+  return false;
+}
+
 // ---- driven mode ----
 
 namespace {
