@@ -58,6 +58,7 @@ void bind_harness(py::module_& m) {
       .def("kill", &H::kill)
       .def("set_progress", &H::set_progress)
       .def("act", &H::act)
+      .def("set_pool", &H::set_pool)
       .def("report",
            [](H& h) {
              mr::SchedulerReport r = h.report();

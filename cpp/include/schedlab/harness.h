@@ -91,6 +91,8 @@ class Harness {
   // Runs one of the scheduler's periodic actions now (mr::Scheduler::act; fair: "update",
   // "preempt"), as Hadoop's tests call them by hand.
   void act(const std::string& action);
+  // Moves a running job to another pool (Hadoop's PoolManager.setPool; fair's "set_pool" action).
+  void set_pool(const std::string& job, const std::string& pool);
 
   // ---- reading state ----
   SchedulerReport report();  // the scheduler's own state (fair shares, ...), ids as below

@@ -339,10 +339,16 @@ void Harness::apply(const Action& a, bool) {
     case Action::Fail: sim_->fail(a.target); break;
     case Action::Kill: sim_->kill(a.target); break;
     case Action::Progress: sim_->set_progress(a.target, a.value); break;
-    case Action::Act:
-      if (!sched_->act(*sim_, act_names_[size_t(a.target)]))
-        throw std::invalid_argument("scheduler '" + scheduler_ + "' has no action '" + act_names_[size_t(a.target)] + "'");
+    case Action::Act: {
+      std::string name = act_names_[size_t(a.target)];
+      if (name.rfind("set_pool:", 0) == 0) {  // "set_pool:JOB:POOL NAME" -> ids of this engine
+        const size_t colon = name.find(':', 9);
+        name = name.substr(0, colon + 1) + std::to_string(pool_id(name.substr(colon + 1)));
+      }
+      if (!sched_->act(*sim_, name))
+        throw std::invalid_argument("scheduler '" + scheduler_ + "' has no action '" + name + "'");
       break;
+    }
   }
 }
 
@@ -398,6 +404,13 @@ void Harness::set_progress(const std::string& attempt, double progress) {
   const Action act{Action::Progress, now_, a, progress};
   apply(act, true);
   log_.push_back(act);
+}
+
+void Harness::set_pool(const std::string& job, const std::string& pool) {
+  const int32_t j = job_id(job);
+  if (pool.empty()) throw std::invalid_argument("set_pool: a pool needs a name");
+  if (pool_ids_.emplace(pool, 0).second) dirty_ = true;  // a new pool: the engine restarts with it
+  act("set_pool:" + std::to_string(j) + ":" + pool);
 }
 
 void Harness::act(const std::string& action) {

@@ -294,7 +294,43 @@ class FairScheduler : public Scheduler {
   bool act(Sim& sim, const std::string& action) override {
     if (action == "update") { update(sim); return true; }
     if (action == "preempt") { preempt(sim); return true; }
+    if (action.rfind("set_pool:", 0) == 0) { set_pool(sim, action); return true; }
     return false;
+  }
+
+  // "set_pool:JOB:POOL": the job moves to another pool (Hadoop's PoolManager.setPool), taking its
+  // demand and running tasks along.
+  void set_pool(Sim& sim, const std::string& action) {
+    const size_t a = action.find(':'), b = action.find(':', a + 1);
+    int32_t j = -1, p = -1;
+    try {
+      j = std::stoi(action.substr(a + 1, b - a - 1));
+      p = std::stoi(action.substr(b + 1));
+    } catch (const std::exception&) {
+      throw std::invalid_argument("fair: set_pool expects 'set_pool:JOB:POOL', not '" + action + "'");
+    }
+    if (j < 0 || size_t(j) >= sim.workload().n_jobs() || !sim.job(j).submitted || !std::isnan(sim.job(j).finish))
+      throw std::invalid_argument("fair: set_pool: job " + std::to_string(j) + " is not a running job");
+    if (p < 0 || p >= pools_.n_pools()) throw std::invalid_argument("fair: set_pool: no pool " + std::to_string(p));
+    const int32_t old = pools_.pool_of(j);
+    if (old == p) return;
+    for (int s = 0; s < 2; ++s) {  // out of the old pool's order and counts (the next refresh adds it to the new)
+      if (job_listed_[s][j]) {
+        job_order_[s][old].erase(job_key_[s][j]);
+        job_listed_[s][j] = 0;
+      }
+      pool_demand_[s][old] -= job_demand_[s][j];
+      pool_runnable_[s][old] -= int32_t(job_demand_[s][j] > 0);
+      pool_running_[s][old] -= job_running_[s][j];
+      job_demand_[s][j] = 0;
+      job_running_[s][j] = 0;
+    }
+    pools_.move(j, p);
+    mark_pool(old);
+    mark_pool(p);
+    refresh_all_ = true;
+    if (limits_) update_runnability(sim);
+    if (periodic_) update(sim);
   }
 
   // Hadoop's update thread: an update every update_interval, a preemption check every

@@ -623,6 +623,15 @@ class FairPools {
     v.erase(std::find(v.begin(), v.end(), job));
   }
   int32_t n_pools() const { return int32_t(jobs_.size()); }
+  // Moves a submitted, unfinished job to another pool (Hadoop's PoolManager.setPool); the pool's
+  // jobs stay in submission order.
+  void move(int32_t job, int32_t pool) {
+    auto& from = jobs_[pool_of(job)];
+    from.erase(std::find(from.begin(), from.end(), job));
+    auto& to = jobs_[pool];
+    to.insert(std::upper_bound(to.begin(), to.end(), job), job);
+    pool_of_[size_t(job)] = pool;
+  }
   const std::vector<int32_t>& jobs(int32_t pool) const { return jobs_[pool]; }
   double weight(int32_t pool) const { return weight_[pool]; }
   double min_share(int32_t pool) const { return min_share_[pool]; }

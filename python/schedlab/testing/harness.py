@@ -168,6 +168,10 @@ class Harness:
         preemption check whatever the time since the last one)."""
         self._h.act(action)
 
+    def set_pool(self, job: str, pool: str) -> None:
+        """Moves a running job to another pool now (Hadoop's ``PoolManager.setPool``; ``fair``)."""
+        self._h.set_pool(job, pool)
+
     # ---- state ----
     def attempt_status(self, attempt: str) -> str:
         """``running``, ``succeeded``, ``killed`` or ``failed``."""
