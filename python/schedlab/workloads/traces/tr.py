@@ -24,9 +24,64 @@ def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_toler
     durations (relative ``mean_tolerance``) and kept as column ``mean_task_duration``.
     """
     path = os.fspath(path)
-    submits, counts, means, flat = [], [], [], []
     with open(path, "rb") as f:
         data = f.read()
+    parsed = _parse_columns(data, mean_tolerance)
+    if parsed is None:  # some line is not plain: the line-by-line reading names the error
+        parsed = _parse_lines(path, data, mean_tolerance)
+    submit, counts, mean, durations = parsed
+    if (np.diff(submit) < 0).any():
+        i = int(np.argmax(np.diff(submit) < 0)) + 1
+        raise ValueError(f"{path}: job {i + 1} is submitted before the job above it; .tr files are in time order")
+    if tie_offset > 0:
+        # k-th repeat of the same submit time moves by k * tie_offset
+        s = pd.Series(submit)
+        submit = submit + s.groupby(s).cumcount().to_numpy() * tie_offset
+    if truncate:
+        durations = np.trunc(durations)
+        mean = np.trunc(mean)
+    jobs = pd.DataFrame({"job_id": np.arange(len(submit)), "submit_time": submit, "mean_task_duration": mean})
+    tasks = pd.DataFrame({"job_id": np.repeat(np.arange(len(submit)), counts), "work": durations})
+    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+
+
+def _parse_columns(data: bytes, mean_tolerance: float):
+    """The whole file at once: every number converted in one NumPy call and checked by column.
+    Returns (submit, counts, mean, durations), or None if any line needs a closer look (a bad or
+    unusual field, a count that does not match, a mean near the tolerance): then the
+    line-by-line reading decides, and its error names the line."""
+    rows = [r for r in map(bytes.split, data.splitlines()) if r]
+    if not rows:
+        return None
+    lens = np.fromiter(map(len, rows), np.int64, len(rows))
+    if (lens < 3).any() or not all(r[1].isdigit() for r in rows):
+        return None
+    try:
+        vals = np.array([t for r in rows for t in r], dtype=np.float64)
+    except ValueError:
+        return None
+    starts = np.zeros(len(rows), np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
+    counts = vals[starts + 1].astype(np.int64)
+    if (counts < 1).any() or (counts != lens - 3).any():
+        return None
+    submit, mean = vals[starts], vals[starts + 2]
+    keep = np.ones(len(vals), bool)
+    keep[starts] = keep[starts + 1] = keep[starts + 2] = False
+    durations = vals[keep]
+    if not (np.isfinite(submit).all() and (submit >= 0).all() and np.isfinite(durations).all()
+            and (durations >= 0).all() and np.isfinite(mean).all()):
+        return None
+    first = np.zeros(len(rows), np.int64)
+    np.cumsum(counts[:-1], out=first[1:])
+    diff = np.abs(np.add.reduceat(durations, first) / counts - mean)
+    if (diff > 0.5 * mean_tolerance * np.maximum(1.0, np.abs(mean))).any():
+        return None  # near or past the tolerance: the line-by-line check uses each line's own mean
+    return submit, counts, mean, durations
+
+
+def _parse_lines(path: str, data: bytes, mean_tolerance: float):
+    submits, counts, means, flat = [], [], [], []
     for lineno, raw in enumerate(data.splitlines(), start=1):
         line = raw.decode("ascii", errors="replace").strip()
         if not line:
@@ -59,20 +114,4 @@ def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_toler
         flat.append(d)
     if not submits:
         raise ValueError(f"{path}: the trace has no jobs")
-    submit = np.asarray(submits)
-    if (np.diff(submit) < 0).any():
-        i = int(np.argmax(np.diff(submit) < 0)) + 1
-        raise ValueError(f"{path}: job {i + 1} is submitted before the job above it; .tr files are in time order")
-    if tie_offset > 0:
-        # k-th repeat of the same submit time moves by k * tie_offset
-        s = pd.Series(submit)
-        submit = submit + s.groupby(s).cumcount().to_numpy() * tie_offset
-    durations = np.concatenate(flat)
-    mean = np.asarray(means)
-    if truncate:
-        durations = np.trunc(durations)
-        mean = np.trunc(mean)
-    counts = np.asarray(counts)
-    jobs = pd.DataFrame({"job_id": np.arange(len(submit)), "submit_time": submit, "mean_task_duration": mean})
-    tasks = pd.DataFrame({"job_id": np.repeat(np.arange(len(submit)), counts), "work": durations})
-    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+    return np.asarray(submits), np.asarray(counts), np.asarray(means), np.concatenate(flat)
