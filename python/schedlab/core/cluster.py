@@ -13,7 +13,11 @@ _NODE_COLUMNS = ("rack", "speed", "map_slots", "reduce_slots", "slots", "vcores"
 
 
 def _per_node(name, value, n, dtype):
-    arr = np.asarray(value, dtype=dtype)
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (OverflowError, TypeError, ValueError):
+        kind = "whole numbers in [-2^31, 2^31 - 1]" if np.dtype(dtype).kind == "i" else "numbers"
+        raise ValueError(f"Cluster: '{name}' must be {kind} (one, or one per node), got {value!r}") from None
     if arr.ndim == 0:
         return np.full(n, arr, dtype=dtype)
     if arr.shape != (n,):

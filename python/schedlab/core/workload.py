@@ -123,7 +123,8 @@ class Workload:
             if pd.api.types.is_numeric_dtype(st):
                 mapped = st.map(lambda v: _STAGES.get(int(v), -1) if v == v else -1)
             else:
-                mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1))
+                mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1)
+                                if not _unhashable(v) else -1)
             stage = mapped.to_numpy(np.int64)
             if (stage < 0).any():
                 i = int(np.argmax(stage < 0))
