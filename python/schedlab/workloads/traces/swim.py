@@ -84,7 +84,8 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
     red_in = shuf[red_job] / np.maximum(n_red[red_job], 1)
     red_all = red_bytes[red_job] / np.maximum(n_red[red_job], 1)
     tasks = pd.DataFrame({
-        "job_id": np.asarray(ids, dtype=object)[np.concatenate([map_job, red_job])],
+        # job ids as codes into the job list: no Python object per task
+        "job_id": pd.Categorical.from_codes(np.concatenate([map_job, red_job]), categories=pd.Index(ids, dtype=object)),
         "stage": np.concatenate([np.zeros(len(map_job), np.int8), np.ones(len(red_job), np.int8)]),
         "work": np.concatenate([task_overhead + map_in / map_rate, task_overhead + red_all / reduce_rate]),
         "input_bytes": np.concatenate([map_in, red_in]),
