@@ -2,6 +2,8 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <functional>
+#include <optional>
 #include <utility>
 
 #include "schedlab/interrupt.h"
@@ -17,16 +19,30 @@ ParamValues to_values(const pybind11::dict& d);
 // Runs `simulate` (a callable returning a SimResult) without the GIL, so that other Python threads
 // go on, while Ctrl-C still works: the engines poll Python's pending signals (taking the GIL for
 // a moment every 2^20 events), and a KeyboardInterrupt (or whatever the signal handler raised)
-// stops the run and is raised here.
+// stops the run and is raised here. `progress`, unless None, is called as progress(events,
+// simulated_time) at the same polling point (with the GIL); an exception it raises stops the run.
 template <class Simulate>
-SimResult run_without_gil(Simulate&& simulate) {
+SimResult run_without_gil(Simulate&& simulate, const pybind11::object& progress = pybind11::none()) {
   SimResult r;
   try {
     pybind11::gil_scoped_release release;
-    InterruptCheck check([] {
+    bool failed = false;
+    InterruptCheck check([&failed] {
       pybind11::gil_scoped_acquire gil;
-      return PyErr_CheckSignals() != 0;  // (the handler's exception stays set for below)
+      return failed || PyErr_CheckSignals() != 0;  // (the handler's exception stays set for below)
     });
+    std::function<void(uint64_t, double)> report;
+    if (!progress.is_none())
+      report = [&progress, &failed](uint64_t events, double now) {
+        pybind11::gil_scoped_acquire gil;
+        if (failed) return;
+        if (PyObject* res = PyObject_CallFunction(progress.ptr(), "Kd", (unsigned long long)events, now))
+          Py_DECREF(res);
+        else
+          failed = true;  // the exception stays set; the interrupt check stops the run
+      };
+    std::optional<ProgressReport> progress_report;
+    if (report) progress_report.emplace(std::move(report));
     r = std::forward<Simulate>(simulate)();
   } catch (const Interrupted&) {
     throw pybind11::error_already_set();

@@ -284,7 +284,7 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "run",
       [](std::shared_ptr<Cluster> cluster, std::shared_ptr<Workload> workload, const std::string& scheduler,
-         py::dict scheduler_params, py::dict options, uint64_t seed) {
+         py::dict scheduler_params, py::dict options, uint64_t seed, py::object progress) {
         RunRequest req;
         req.cluster = cluster.get();
         req.workload = workload.get();
@@ -292,10 +292,10 @@ PYBIND11_MODULE(_core, m) {
         req.scheduler_params = to_values(scheduler_params);
         req.options = to_values(options);
         req.seed = seed;
-        return result_dict(bindings::run_without_gil([&] { return schedlab::run(req); }));
+        return result_dict(bindings::run_without_gil([&] { return schedlab::run(req); }, progress));
       },
       py::arg("cluster"), py::arg("workload"), py::arg("scheduler"), py::arg("scheduler_params"),
-      py::arg("options"), py::arg("seed"));
+      py::arg("options"), py::arg("seed"), py::arg("progress") = py::none());
 
   schedlab::bindings::bind_python_scheduler(m);
   schedlab::bindings::bind_python_policies(m);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "schedlab/cluster.h"
 #include "schedlab/interrupt.h"
@@ -52,4 +54,27 @@ TEST(Interrupt, WithoutACheckARunGoesOnAndChecksNest) {
   worker_test::run_named(c, w, "fifo", {}, o);  // the outer check is back
   EXPECT_EQ(outer, 1);
   EXPECT_EQ(inner, 1);
+}
+
+TEST(Interrupt, ProgressIsReportedAtThePollingPointWithTheSimulatedTime) {
+  const Cluster c = Cluster::uniform(4, 1, 1, 1);
+  const Workload w = endless();
+  ParamValues o;
+  o.numbers["heartbeat_interval"] = 1.0;
+  o.numbers["time_limit"] = 4e5;
+  std::vector<std::pair<uint64_t, double>> reports;
+  SimResult r;
+  {
+    ProgressReport progress([&](uint64_t events, double now) { reports.emplace_back(events, now); });
+    r = worker_test::run_named(c, w, "fifo", {}, o);
+  }
+  ASSERT_EQ(reports.size(), r.events >> 20);
+  for (size_t k = 0; k < reports.size(); ++k) {
+    EXPECT_EQ(reports[k].first, uint64_t(k + 1) << 20);
+    EXPECT_GT(reports[k].second, 0.0);
+    EXPECT_LE(reports[k].second, 4e5);
+    if (k) EXPECT_GE(reports[k].second, reports[k - 1].second);
+  }
+  worker_test::run_named(c, w, "fifo", {}, o);  // removed with its scope
+  EXPECT_EQ(reports.size(), r.events >> 20);
 }

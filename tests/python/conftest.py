@@ -10,6 +10,10 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
+# every skip for a missing trace says this, so that the run's last line can count them
+MISSING_TRACE = "trace sample missing"
+
+
 def traces_dir() -> pathlib.Path | None:
     """The shared real-trace samples: $SCHEDLAB_TRACES, else ../shared/traces beside the repo."""
     env = os.environ.get("SCHEDLAB_TRACES")
@@ -23,16 +27,37 @@ def traces_dir() -> pathlib.Path | None:
 def traces():
     d = traces_dir()
     if d is None:
-        pytest.skip("the shared trace samples (../shared/traces) are not present")
+        pytest.skip(f"{MISSING_TRACE}: the folder of trace samples ($SCHEDLAB_TRACES) is not present")
     return d
 
 
 def trace_path(*parts) -> pathlib.Path:
-    """A trace file under the shared samples, or skip the test cleanly."""
+    """A trace file under the shared samples, or one fetched into the download cache by
+    ``schedlab datasets get``; else skip the test cleanly."""
+    rel = "/".join(parts)
     d = traces_dir()
-    if d is None or not (d.joinpath(*parts)).exists():
-        pytest.skip(f"trace {'/'.join(parts)} is not present")
-    return d.joinpath(*parts)
+    if d is not None and d.joinpath(*parts).exists():
+        return d.joinpath(*parts)
+    try:
+        from schedlab.workloads import download as dl
+        for r in dl.REMOTES.values():
+            if r.path == rel:
+                local = dl.local_copy(r.name, verify=False)
+                if local:
+                    return pathlib.Path(local)
+    except ImportError:
+        pass
+    pytest.skip(f"{MISSING_TRACE}: {rel} is not present")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line at the end: how many tests skipped for want of a trace sample, and how to get them."""
+    n = sum(1 for r in terminalreporter.stats.get("skipped", []) if MISSING_TRACE in str(r.longrepr))
+    if n:
+        terminalreporter.write_line(
+            f"{n} test{'s' if n > 1 else ''} skipped for missing trace samples: run 'schedlab datasets get --all' "
+            "(downloads and checks them) or set SCHEDLAB_TRACES to a folder holding them (docs/datasets.md)",
+            yellow=True, bold=True)
 
 
 def assert_slot_invariants(result, *, typed=True, tol=1e-9):

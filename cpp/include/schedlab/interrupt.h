@@ -17,6 +17,7 @@ struct Interrupted : std::runtime_error {
 
 namespace detail {
 inline thread_local const std::function<bool()>* interrupt_check = nullptr;
+inline thread_local const std::function<void(uint64_t, double)>* progress_report = nullptr;
 }
 
 // Installs `check` for this thread while it lives (and restores the one before).
@@ -34,10 +35,28 @@ class InterruptCheck {
   const std::function<bool()>* before_;
 };
 
-// Called by an event loop with its event count.
-inline void poll_interrupt(uint64_t events) {
-  if ((events & ((uint64_t(1) << 20) - 1)) == 0 && detail::interrupt_check && (*detail::interrupt_check)())
-    throw Interrupted();
+// Installs `report(events, simulated_time)` for this thread while it lives: the event loops call
+// it at the same polling point as the interrupt check (a progress bar rides on it).
+class ProgressReport {
+ public:
+  explicit ProgressReport(std::function<void(uint64_t, double)> report)
+      : report_(std::move(report)), before_(detail::progress_report) {
+    detail::progress_report = &report_;
+  }
+  ~ProgressReport() { detail::progress_report = before_; }
+  ProgressReport(const ProgressReport&) = delete;
+  ProgressReport& operator=(const ProgressReport&) = delete;
+
+ private:
+  std::function<void(uint64_t, double)> report_;
+  const std::function<void(uint64_t, double)>* before_;
+};
+
+// Called by an event loop with its event count and simulated time.
+inline void poll_interrupt(uint64_t events, double now = 0.0) {
+  if ((events & ((uint64_t(1) << 20) - 1)) != 0) return;
+  if (detail::progress_report) (*detail::progress_report)(events, now);
+  if (detail::interrupt_check && (*detail::interrupt_check)()) throw Interrupted();
 }
 
 }  // namespace schedlab

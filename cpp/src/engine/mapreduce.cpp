@@ -1219,7 +1219,7 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
-    poll_interrupt(events_);
+    poll_interrupt(events_, now_);
     // the attempt of the heap's next event is usually not in cache: start its load while this
     // event runs (heartbeats use the lane, so the heap's front is mostly an attempt's end)
     if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);

@@ -463,7 +463,7 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
-    poll_interrupt(events_);
+    poll_interrupt(events_, now_);
     switch (e.kind) {
       case kArrival: {
         // jobs arriving at the same instant are submitted together, then served in one pass

@@ -1136,7 +1136,7 @@ SimResult Sim::run() {
     q_.pop();
     now_ = ev.time;
     ++events_;
-    poll_interrupt(events_);
+    poll_interrupt(events_, now_);
     switch (ev.kind) {
       case kStageSubmit: submit_stage(static_cast<int32_t>(ev.a)); break;
       case kTaskEnd: task_end(static_cast<int64_t>(ev.b)); break;

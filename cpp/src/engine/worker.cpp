@@ -535,7 +535,7 @@ SimResult Sim::run() {
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
     now_ = e.time;
     ++events_;
-    poll_interrupt(events_);
+    poll_interrupt(events_, now_);
     switch (e.kind) {
       case kArrival: {
         const int32_t j = static_cast<int32_t>(next_job++);

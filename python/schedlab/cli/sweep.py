@@ -201,7 +201,7 @@ def cmd_sweep(args) -> int:
         done = sum(1 for r in runs if st is not None and st.has(r.key))
         print(f"{len(runs)} runs ({done} already in {store})")
         return 0
-    res = sl.sweep(**kw, store=store, jobs=not args.no_plots, progress=not args.no_progress)
+    res = sl.sweep(**kw, store=store, jobs=not args.no_plots, progress=False if args.no_progress else None)
     runs = res.runs if hasattr(res, "runs") else res
     cached = int(runs["cached"].sum())
     print(f"# {len(runs)} runs ({len(runs) - cached} simulated, {cached} from the store) -> {store}",

@@ -12,6 +12,7 @@ from .workload import Workload
 from . import catalogue as schedulers_mod
 from . import guard
 from .catalogue import as_config, check_options
+from . import progress as _progress
 
 STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded map whose output died with its node
 LOCALITY = ["node", "rack", "remote", "none"]
@@ -51,7 +52,8 @@ def _encode_param(name, value, workload: Workload):
     return value
 
 
-def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int = 0, **options) -> "Result":
+def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int = 0, *, progress=None,
+             **options) -> "Result":
     """Simulates ``workload`` on ``cluster`` under ``scheduler`` (a name such as ``"fair"`` or a
     :class:`~schedlab.schedulers.SchedulerConfig`) and returns a :class:`Result`.
 
@@ -66,6 +68,10 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     ``max_memory`` bytes) or ``max_events`` (default ``guard.DEFAULT_MAX_EVENTS``) raises
     :class:`~schedlab.core.guard.ResourceError` (a ``ValueError``) naming the estimate and the limit.
     The same inputs and seed always give the same result. The simulation runs without the GIL, so threads run simulations in parallel.
+
+    ``progress``: a progress bar (events, events/s, simulated time) for runs past 2^20 events;
+    ``None`` shows it when interactive (see :mod:`schedlab.core.progress`), ``True``/``False``
+    force it, a callable is called as ``progress(events, simulated_time)`` instead.
     """
     if not isinstance(cluster, Cluster):
         raise ValueError(f"cluster must be a schedlab.Cluster, got {type(cluster).__name__}")
@@ -92,8 +98,15 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
                     max_events=max_events)
     params = {k: PARAM_ENCODERS[(config.name, k)](v, workload) if (config.name, k) in PARAM_ENCODERS
               else _encode_param(k, v, workload) for k, v in config.params.items()}
+    report = progress if callable(progress) else (
+        _progress.SimulationProgress(config.name) if _progress.enabled(progress) else None)
     t0 = time.perf_counter()
-    raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed))
+    try:
+        raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed),
+                        progress=report)
+    finally:
+        if isinstance(report, _progress.SimulationProgress):
+            report.close()
     wall = time.perf_counter() - t0
     return Result(raw, cluster, workload, config, int(seed), dict(options), wall)
 

@@ -280,7 +280,7 @@ def execute(scheduler, cluster, workload, seed, options, want_tasks=False) -> di
         # a scheduler written in Python keeps per-run state on itself: one copy per run, so that
         # concurrent runs on threads do not share it
         scheduler = copy.copy(scheduler)
-    r = simulate(cluster, workload, scheduler, seed=seed, **options)
+    r = simulate(cluster, workload, scheduler, seed=seed, progress=False, **options)  # the sweep's own bar
     summary = {k: (float(v) if v is not None else math.nan) for k, v in r.summary().items()}
     return {"summary": summary, "events": int(r.events), "end_time": float(r.end_time),
             "wall_seconds": float(r.wall_seconds), "counters": {k: float(v) for k, v in r.counters.items()},
@@ -293,7 +293,8 @@ def _record(run: Run, out: dict) -> dict:
 
 
 def _progress(total, initial, enabled):
-    if enabled:
+    from ..core import progress as _p
+    if _p.enabled(enabled):
         try:
             from tqdm.auto import tqdm
             return tqdm(total=total, initial=initial, desc="sweep", unit="run")
@@ -348,7 +349,7 @@ def _run_dask(todo, want_tasks, client, on_done):
 
 
 def sweep(schedulers, clusters, workloads, seeds=(0,), *, options=None, store=None, jobs: bool = False,
-          tasks: bool = False, workers: int | None = None, client=None, progress: bool = True,
+          tasks: bool = False, workers: int | None = None, client=None, progress: bool | None = None,
           rerun: bool = False):
     """Runs every combination of ``schedulers`` x ``clusters`` x ``workloads`` x ``options`` x
     ``seeds`` (see the module documentation for the accepted forms) and returns one row per run.
@@ -360,7 +361,8 @@ def sweep(schedulers, clusters, workloads, seeds=(0,), *, options=None, store=No
       run's configuration columns in front); the result is then ``SweepResult(runs, jobs, tasks)``.
     * ``workers``: local threads (default: the machine's cores); ``client``: a
       ``distributed.Client`` to run on a Dask cluster instead.
-    * ``progress``: a tqdm progress bar when tqdm is installed (nothing otherwise).
+    * ``progress``: a tqdm progress bar of the runs; ``None`` shows it when interactive (see
+      :mod:`schedlab.core.progress`).
     """
     runs = plan(schedulers, clusters, workloads, seeds, options)
     st = _store.as_store(store)

@@ -3,8 +3,17 @@
 >>> sl.datasets.download("alibaba2017_batch_task")        # path of the cached, verified file
 >>> w = sl.datasets.load("alibaba2017_batch_task")         # downloaded once, then read from the cache
 
-The cache is ``$SCHEDLAB_CACHE``, else ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab``.
-A file is downloaded to a temporary name beside its final place, its SHA-256 checked, and only
+Where files are looked for and kept:
+
+* ``$SCHEDLAB_TRACES``: a folder of trace files laid out as ``MIRROR/alibaba2017/batch_task.csv``,
+  ``MIRROR/swim/FB-2009_samples_24_times_1hr_0.tsv``, ``MIRROR/hawk_eagle/YH1_sub.tr``, ... (the
+  ``path`` column of ``available()``); a file found there with the right checksum is used in place,
+  nothing is downloaded or copied.
+* the cache: ``$SCHEDLAB_CACHE``, else ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab``;
+  a downloaded file is kept at ``CACHE/NAME/FILENAME``.
+
+Without internet access, place the file by hand at either place (the error of a failed download
+says where, with the expected SHA-256). A file is downloaded to a temporary name beside its final place, its SHA-256 checked, and only
 then renamed into place, so the cache never holds a partial or corrupt file; a cached file is
 checked again each time it is used (``verify=False`` skips that for very large files).
 
@@ -42,12 +51,33 @@ class Remote:
 REMOTES: dict = {}
 
 
-def cache_dir(path=None) -> str:
-    """The download cache folder (created if missing)."""
+def cache_dir(path=None, create: bool = False) -> str:
+    """The download cache folder: ``path``, else ``$SCHEDLAB_CACHE``, else
+    ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab`` (created only with ``create``)."""
     d = path or os.environ.get("SCHEDLAB_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "schedlab")
-    os.makedirs(d, exist_ok=True)
-    return os.path.abspath(d)
+    d = os.path.abspath(os.path.expanduser(os.fspath(d)))
+    if create:
+        os.makedirs(d, exist_ok=True)
+    return d
+
+
+def traces_dir():
+    """``$SCHEDLAB_TRACES`` when it names a folder, else None."""
+    d = os.environ.get("SCHEDLAB_TRACES")
+    return os.path.abspath(os.path.expanduser(d)) if d and os.path.isdir(os.path.expanduser(d)) else None
+
+
+def local_copy(name: str, verify: bool = True):
+    """The path of trace ``name`` under ``$SCHEDLAB_TRACES`` or in the cache when it is there (and,
+    with ``verify``, has the right checksum); else None. Downloads nothing."""
+    r = _remote(name)
+    places = [os.path.join(d, r.path) for d in [traces_dir()] if d]
+    places.append(os.path.join(cache_dir(), r.name, r.filename))
+    for p in places:
+        if os.path.isfile(p) and (not verify or sha256_of(p) == r.sha256):
+            return p
+    return None
 
 
 def sha256_of(path, chunk=1 << 20) -> str:
@@ -72,22 +102,36 @@ def _source_url(remote: Remote, mirror) -> str:
     return mirror.rstrip("/") + "/" + urllib.parse.quote(remote.path)
 
 
-def fetch(url: str, sha256: str, dest: str, *, timeout: float = 60.0) -> str:
+def fetch(url: str, sha256: str, dest: str, *, timeout: float = 60.0, progress=None) -> str:
     """Downloads ``url`` to ``dest`` atomically, checking its SHA-256; returns ``dest``. A
     mismatch or a network error raises and leaves nothing at ``dest``."""
     folder = os.path.dirname(os.path.abspath(dest))
+    created = _missing_parents(folder)
     os.makedirs(folder, exist_ok=True)
+    kept = False
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(dest) + ".", suffix=".part", dir=folder)
     try:
         h = hashlib.sha256()
         try:
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
-                while True:
-                    b = resp.read(1 << 20)
-                    if not b:
-                        break
-                    h.update(b)
-                    out.write(b)
+                bar = None
+                if _progress_enabled(progress):
+                    from ..core.progress import bar as _bar
+                    total = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
+                    bar = _bar(total=int(total) if total else None, desc=os.path.basename(dest), unit="B",
+                               unit_scale=True, leave=False)
+                try:
+                    while True:
+                        b = resp.read(1 << 20)
+                        if not b:
+                            break
+                        h.update(b)
+                        out.write(b)
+                        if bar is not None:
+                            bar.update(len(b))
+                finally:
+                    if bar is not None:
+                        bar.close()
                 out.flush()
                 os.fsync(out.fileno())
         except OSError as e:  # URLError and HTTPError are OSErrors
@@ -97,36 +141,84 @@ def fetch(url: str, sha256: str, dest: str, *, timeout: float = 60.0) -> str:
             raise ValueError(f"{url}: SHA-256 mismatch: expected {sha256.lower()}, got {got}; "
                              "the file was not kept")
         os.replace(tmp, dest)
+        kept = True
         return dest
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if not kept:  # leave no folder behind that this call made
+            for d in created:
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    break
 
 
-def download(name: str, *, mirror=None, cache_dir=None, verify: bool = True, force: bool = False) -> str:
-    """The local path of the downloadable trace ``name``, fetched into the cache when missing
-    (see the module documentation). ``force`` downloads again."""
+def _missing_parents(folder):
+    """The folders to create for ``folder``, deepest first."""
+    out = []
+    while folder and not os.path.exists(folder):
+        out.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return out
+
+
+def _remote(name):
     if name not in REMOTES:
-        raise ValueError(f"unknown downloadable trace {name!r}; available: {', '.join(sorted(REMOTES))}")
-    r = REMOTES[name]
+        import difflib
+        close = difflib.get_close_matches(name, list(REMOTES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown downloadable trace {name!r}{hint}; available: {', '.join(sorted(REMOTES))}")
+    return REMOTES[name]
+
+
+def download(name: str, *, mirror=None, cache_dir=None, verify: bool = True, force: bool = False,
+             progress=None) -> str:
+    """The local path of the downloadable trace ``name``: its copy under ``$SCHEDLAB_TRACES`` when
+    that has the right checksum, else the cache's, fetched when missing (see the module
+    documentation). ``force`` downloads again. A failed download keeps nothing and raises
+    ``ConnectionError`` saying where to place the file by hand."""
+    r = _remote(name)
+    if not force and mirror is None and cache_dir is None and not os.environ.get("SCHEDLAB_MIRROR"):
+        here = traces_dir()
+        if here and os.path.isfile(os.path.join(here, r.path)):
+            p = os.path.join(here, r.path)
+            if not verify or sha256_of(p) == r.sha256:
+                return p
     dest = os.path.join(globals()["cache_dir"](cache_dir), r.name, r.filename)
     if os.path.exists(dest) and not force:
         if not verify or sha256_of(dest) == r.sha256:
             return dest
         os.unlink(dest)  # corrupt or stale: fetch again
-    return fetch(_source_url(r, mirror), r.sha256, dest)
+    try:
+        return fetch(_source_url(r, mirror), r.sha256, dest, progress=progress)
+    except ConnectionError as e:
+        raise ConnectionError(
+            f"{e}. Without internet access, place the file by hand at {dest} (SHA-256 {r.sha256}), or "
+            f"set SCHEDLAB_TRACES to a folder holding {r.path}") from None
+
+
+def _progress_enabled(progress):
+    from ..core.progress import enabled
+    return enabled(progress)
 
 
 def available():
-    """The downloadable traces as a DataFrame."""
+    """The downloadable traces as a DataFrame (with where each is found locally, if it is)."""
     import pandas as pd
-    return pd.DataFrame([{"name": r.name, "format": r.format, "url": r.url, "sha256": r.sha256,
-                          "description": r.description} for r in REMOTES.values()])
+    return pd.DataFrame([{"name": r.name, "format": r.format, "path": r.path, "url": r.url, "sha256": r.sha256,
+                          "description": r.description, "local": local_copy(r.name, verify=False)}
+                         for r in REMOTES.values()])
 
 
 def clear_cache(name: str | None = None, cache_dir=None):
     """Deletes one cached trace (or the whole cache)."""
     d = globals()["cache_dir"](cache_dir)
+    if name:
+        _remote(name)
     target = os.path.join(d, name) if name else d
     if os.path.isdir(target):
         shutil.rmtree(target)
@@ -152,4 +244,30 @@ BUILTIN = [
            "65f758ecd0495955de30c560b2d57fc351c9b2c89117b82f16b2f8f30fb4e9d9",
            "swim/FB-2010_samples_24_times_1hr_0.tsv", "swim",
            "SWIM Facebook 2010 day sample 0 (24,442 jobs; New BSD)"),
+    Remote("swim_fb2009_1",
+           f"{_GH}/SWIMProjectUCB/SWIM/87d76d4720d6518ccecf29b374a870878c741bc6/workloadSuite/"
+           "FB-2009_samples_24_times_1hr_1.tsv",
+           "b6056e0f7686b475935ce613a96b1916c84daf52dfa1aff82172d87900e961d8",
+           "swim/FB-2009_samples_24_times_1hr_1.tsv", "swim",
+           "SWIM Facebook 2009 day sample 1 (6,638 jobs; New BSD)"),
+    Remote("yahoo_yh1",
+           f"{_GH}/meghanat/megha_simulator/f4fdaf4/traces/input/YH1_sub.tr",
+           "0f4775615b614756a17e94c34da52077d56ba93283f3f9907e415d9c0046788d",
+           "hawk_eagle/YH1_sub.tr", "tr",
+           "Yahoo trace of the Hawk/Eagle papers, sub-sample 1 (2,910 jobs; .tr format)"),
+    Remote("yahoo_yh2",
+           f"{_GH}/meghanat/megha_simulator/f4fdaf4/traces/input/YH2_sub.tr",
+           "d0cd6d2ebf4eb8d05bff62316c750aa364c6b957d2a4afef4f696f32cc451912",
+           "hawk_eagle/YH2_sub.tr", "tr",
+           "Yahoo trace of the Hawk/Eagle papers, sub-sample 2 (3,363 jobs; .tr format)"),
+    Remote("yahoo_small",
+           f"{_GH}/meghanat/megha_simulator/f4fdaf4/traces/input/YH_small.tr",
+           "64cf3c474410c8cbf154ba765e8cc30bcd91a49acdd88f59b0fedbd8a4ef390c",
+           "hawk_eagle/YH_small.tr", "tr",
+           "10 jobs of the Yahoo trace (.tr format; a smoke test)"),
+    Remote("google2011_sub",
+           f"{_GH}/meghanat/megha_simulator/f4fdaf4/traces/input/GOOG_subtrace.tr",
+           "a2c2d3668d8f087b7ed0f0714ca9c1690e3c7087c83911225756df9521d9a222",
+           "hawk_eagle/GOOG_subtrace.tr", "tr",
+           "Google cluster-data 2011 sub-trace of the Hawk/Eagle papers (10,000 jobs; CC-BY 4.0, Google)"),
 ]

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import REPO, traces_dir
+from conftest import MISSING_TRACE, REPO, traces_dir
 
 BLOCK = re.compile(r"(<!-- not run: [^>]*-->\s*\n)?```python\n(.*?)```", re.S)
 
@@ -25,7 +25,7 @@ def test_the_readme_has_snippets_that_run():
 def test_readme_snippets_run(tmp_path, monkeypatch):
     traces = traces_dir()
     if traces is None:
-        pytest.skip("the README's snippets read the shared trace samples, which are not present")
+        pytest.skip(f"{MISSING_TRACE}: the README's snippets read the shared trace samples")
     monkeypatch.setenv("SCHEDLAB_TRACES", str(traces))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from ...core import progress as _progress
 from .swim import read_swim
 from .tr import read_tr
 
@@ -23,9 +24,10 @@ def register_reader(name: str, reader, suffixes=()):
         SUFFIXES[s] = name
 
 
-def read_trace(path, format: str | None = None, **options):
+def read_trace(path, format: str | None = None, *, progress=None, **options):
     """Reads a workload trace. ``format`` is one of ``schedlab.traces.READERS`` (default: from the
-    file's suffix); ``options`` go to that format's reader."""
+    file's suffix); ``options`` go to that format's reader. ``progress``: a status bar while a
+    file of more than 16 MB is read (``None``: when interactive, see :mod:`schedlab.core.progress`)."""
     path = os.fspath(path)
     if format is None:
         ext = os.path.splitext(path)[1].lower()
@@ -37,6 +39,16 @@ def read_trace(path, format: str | None = None, **options):
         raise ValueError(f"{path}: unknown trace format {format!r}; known: {sorted(READERS)}")
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such trace file")
+    size = os.path.getsize(path)
+    if size > 16 * 2**20 and _progress.enabled(progress):
+        bar = _progress.bar(total=size, desc=f"reading {os.path.basename(path)}", unit="B", unit_scale=True,
+                            leave=False)
+        try:
+            workload = READERS[format](path, **options)
+            bar.update(size)
+        finally:
+            bar.close()
+        return workload
     return READERS[format](path, **options)
 
 
