@@ -216,12 +216,14 @@ def test_command_modules_share_one_table():
 
 def test_ctrl_c_is_one_line(tmp_path):
     """SIGINT during a long run: one line on stderr, exit code 130, no traceback."""
-    code = ("import schedlab as sl, sys\n"
+    code = ("import sys\n"
             "from schedlab.cli import main\n"
+            "print('ready', flush=True)\n"
             "sys.exit(main(['run', '--trace', 'demo_mix', '--scheduler', 'fair', '--nodes', '2', '--no-progress',"
             " '--option', 'heartbeat_interval=0.00001']))\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    assert proc.stdout.readline().strip() == "ready"  # imports done
+    time.sleep(2)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     if proc.returncode == 0:
