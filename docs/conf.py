@@ -5,8 +5,11 @@ The notebooks of notebooks/ are executed with small parameters (SCHEDLAB_SMALL=1
 docs/_build/.jupyter_cache; SCHEDLAB_DOCS_EXECUTE=off renders them without running them (as
 stored, i.e. without outputs), =force runs them again.
 """
+import fnmatch
 import logging
 import os
+import pathlib
+import re
 
 # the notebooks read these; set before any kernel starts
 os.environ.setdefault("SCHEDLAB_SMALL", "1")
@@ -58,11 +61,14 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"schedlab {version}"
 html_theme_options = {
     "show_toc_level": 2,
+    "header_links_before_dropdown": 5,
     "navigation_with_keys": False,
     "footer_start": ["copyright"],
     "footer_end": [],
 }
 html_static_path = []
+# the pages are one level deep: no left sidebar (the top bar lists them), except in the API tree
+html_sidebars = {"*": [], "notebooks/*": [], "api/**": ["sidebar-nav-bs"]}
 
 
 class _LaterPages(logging.Filter):
@@ -73,6 +79,19 @@ class _LaterPages(logging.Filter):
         return "didn't match any documents" not in record.getMessage()
 
 
+def _add_unlisted_pages(app, docname, source):
+    """Pages of docs/ that no toctree of the index names (e.g. a page added with a new feature)
+    go into a last "More" section instead of failing the build."""
+    if docname != "index":
+        return
+    entries = set(re.findall(r"^([\w/*.-]+)\s*$", source[0], re.M))
+    pages = sorted(p.stem for p in pathlib.Path(app.srcdir).glob("*.md") if p.stem != "index")
+    extra = [p for p in pages if not any(fnmatch.fnmatch(p, e) for e in entries)]
+    if extra:
+        source[0] += "\n```{toctree}\n:caption: More\n:maxdepth: 1\n\n" + "\n".join(extra) + "\n```\n"
+
+
 def setup(app):
     for name in ("sphinx.directives.other", "sphinx.sphinx.directives.other"):
         logging.getLogger(name).addFilter(_LaterPages())
+    app.connect("source-read", _add_unlisted_pages)

@@ -15,9 +15,10 @@ MISSING_TRACE = "trace sample missing"
 
 
 def traces_dir() -> pathlib.Path | None:
-    """The shared real-trace samples: $SCHEDLAB_TRACES, else ../shared/traces beside the repo."""
+    """The shared real-trace samples: $SCHEDLAB_TRACES when set (and only it), else
+    ../shared/traces beside the repo."""
     env = os.environ.get("SCHEDLAB_TRACES")
-    for cand in ([pathlib.Path(env)] if env else []) + [REPO.parent / "shared" / "traces"]:
+    for cand in [pathlib.Path(env)] if env else [REPO.parent / "shared" / "traces"]:
         if cand.is_dir():
             return cand
     return None
