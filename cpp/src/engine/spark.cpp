@@ -162,7 +162,7 @@ namespace {
 
 struct List {
   int32_t key;
-  int64_t begin, end, cur;  // into Sim::flat_
+  int32_t begin, end, cur;  // into Sim::flat_ (16 bytes a list: offer passes scan them)
 };
 
 struct TaskSet {
@@ -310,7 +310,9 @@ class Sim {
   std::vector<int32_t> pool_order_;   // scratch
   std::vector<int32_t> offer_exec_, offer_free_;
   std::vector<int32_t> offer_pos_;    // per executor: its index in the current offers, -1 none
-  std::vector<int32_t> cand_;         // scratch: offers that can launch at a local level
+  std::vector<int32_t> cand_;         // offers that can launch at a local level, for the task set in hand
+  bool cand_ready_ = false;
+  void build_candidates(TaskSet& ts);
 
   // timers
   bool revive_armed_ = false, spec_armed_ = false, alloc_armed_ = false;
@@ -444,9 +446,11 @@ void Sim::build_lists(int32_t s) {
     lb = static_cast<int32_t>(lists_.size());
     for (size_t i = 0; i < v.size();) {
       size_t j = i;
-      const int64_t begin = static_cast<int64_t>(flat_.size());
+      const int32_t begin = static_cast<int32_t>(flat_.size());
       while (j < v.size() && v[j].first == v[i].first) flat_.push_back(v[j++].second);
-      lists_.push_back(List{v[i].first, begin, static_cast<int64_t>(flat_.size()), begin});
+      if (flat_.size() >= size_t(INT32_MAX))
+        throw std::invalid_argument("workload field 'replicas': more than 2^31 - 1 preferred locations in all");
+      lists_.push_back(List{v[i].first, begin, static_cast<int32_t>(flat_.size()), begin});
       i = j;
     }
     le = static_cast<int32_t>(lists_.size());
@@ -537,7 +541,10 @@ int64_t Sim::take_range(int64_t& cur, int64_t end) {
   return cur < end ? flat_[cur] : -1;
 }
 
-int64_t Sim::take(List& l) { return take_range(l.cur, l.end); }
+int64_t Sim::take(List& l) {
+  while (l.cur < l.end && launched_[flat_[l.cur]]) ++l.cur;
+  return l.cur < l.end ? flat_[l.cur] : -1;
+}
 
 int64_t Sim::dequeue(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level) {
   if (ts.unlaunched > 0) {
@@ -776,6 +783,7 @@ void Sim::resource_offers(int32_t single_executor) {
     }
     bool launched_any = false, no_rejects = true;
     uint8_t global_min = kAny + 1;
+    cand_ready_ = false;
     for (uint8_t li = 0; li < ts.n_levels; ++li) {
       const uint8_t max_level = ts.levels[li];
       bool launched_here;
@@ -812,25 +820,10 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
     dense_pass(ts, max_level, 0, launched, no_rejects, global_min, free_total);
     return;
   }
-  cand_.clear();
-  for (int32_t k = ts.exec_b; k < ts.exec_e; ++k) {
-    const int32_t pos = offer_pos_[lists_[k].key];
-    if (pos >= 0 && take(lists_[k]) >= 0) cand_.push_back(pos);
-  }
-  if (allowed >= kNodeLocal)
-    for (int32_t k = ts.host_b; k < ts.host_e; ++k) {
-      const int32_t h = lists_[k].key;
-      const int32_t e0 = h * opt_.executors_per_host, e1 = std::min(e0 + opt_.executors_per_host, n_exec_);
-      bool has = false;
-      for (int32_t e = e0; e < e1; ++e)
-        if (offer_pos_[e] >= 0) {
-          if (!has && take(lists_[k]) < 0) break;
-          has = true;
-          cand_.push_back(offer_pos_[e]);
-        }
-    }
-  std::sort(cand_.begin(), cand_.end());
-  cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+  // the candidates serve every pass of this task set in this round: offers a waiting task
+  // prefers by executor or host (a superset for a PROCESS_LOCAL pass: an extra offer visited
+  // finds nothing, as it would in Spark's pass over every offer)
+  if (!cand_ready_) build_candidates(ts);
   // rejections of the offers not visited in [from, to): one with free cores while tasks wait
   auto skipped = [&](size_t from, size_t to) {
     if (max_level != kAny || !no_rejects || (ts.unlaunched == 0 && ts.spec.empty())) return;
@@ -858,6 +851,28 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
     }
   }
   skipped(next, offer_exec_.size());
+}
+
+void Sim::build_candidates(TaskSet& ts) {
+  cand_.clear();
+  for (int32_t k = ts.exec_b; k < ts.exec_e; ++k) {
+    const int32_t pos = offer_pos_[lists_[k].key];
+    if (pos >= 0 && take(lists_[k]) >= 0) cand_.push_back(pos);
+  }
+  for (int32_t k = ts.host_b; k < ts.host_e; ++k) {
+    const int32_t h = lists_[k].key;
+    const int32_t e0 = h * opt_.executors_per_host, e1 = std::min(e0 + opt_.executors_per_host, n_exec_);
+    bool has = false;
+    for (int32_t e = e0; e < e1; ++e)
+      if (offer_pos_[e] >= 0) {
+        if (!has && take(lists_[k]) < 0) break;
+        has = true;
+        cand_.push_back(offer_pos_[e]);
+      }
+  }
+  std::sort(cand_.begin(), cand_.end());
+  cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+  cand_ready_ = true;
 }
 
 void Sim::dense_pass(TaskSet& ts, uint8_t max_level, size_t from, bool& launched, bool& no_rejects, uint8_t& global_min,
