@@ -166,3 +166,52 @@ def run_dynamicmr(batches=(5, 10, 20), seeds=(0,)) -> pd.DataFrame:
                 rows.append({"seed": seed, "jobs": jobs, "variant": label, "makespan": r.summary()["makespan"]})
     return pd.DataFrame(rows)
 
+
+
+# ---------------------------------------------------------------------------------- claims
+# Experiment functions of claims/tang2014.toml (see schedlab.papers.claims).
+import functools  # noqa: E402
+
+from .claims import Measured  # noqa: E402
+
+
+def _seeds(size):
+    return (0,) if size == "small" else (0, 1, 2)
+
+
+@functools.lru_cache(maxsize=None)
+def _sepb_runs(size):
+    return run_sepb(batches=(10,) if size == "small" else (5, 10, 20), percentages=(0.0, 1.0), seeds=_seeds(size))
+
+
+def _sepb_claim(size, base):
+    r = _sepb_runs(size)
+    r = r[r["speculation"] != "sepb without kill"].copy()
+    r["variant"] = r["speculation"] + r["percentage"].map(lambda p: "" if p != p else f"@{p:.0%}")
+    p = r.pivot_table(index=["seed", "jobs"], columns="variant", values="makespan")
+    sp = (p[base] / p["sepb@100%"] - 1) * 100          # the paper's speedup, (T_base / T_new - 1) x 100 %
+    frame = r.groupby(["variant", "seed"])["makespan"].mean().reset_index()
+    frame.columns = ["label", "seed", "value"]
+    return Measured(list(sp.groupby(level="seed").mean()), frame,
+                    note=f"SEPB at 100 % vs {base}, speedup % per batch: {sp.groupby(level='jobs').mean().round(1).to_dict()}",
+                    ylabel="makespan (s), mean over batches")
+
+
+def claim_sepb_vs_percentage0(size="small"):
+    return _sepb_claim(size, "sepb@0%")
+
+
+def claim_sepb_vs_hadoop(size="small"):
+    return _sepb_claim(size, "hadoop")
+
+
+def claim_dynamicmr_vs_stock(size="small"):
+    r = run_dynamicmr(batches=(10,) if size == "small" else (5, 10, 20), seeds=_seeds(size))
+    p = r.pivot_table(index=["seed", "jobs"], columns="variant", values="makespan")
+    sp = (p["stock Hadoop (fair + hadoop speculation)"] / p["DynamicMR: DHSA + PreScheduling + SEPB"] - 1) * 100
+    frame = r.groupby(["variant", "seed"])["makespan"].mean().reset_index()
+    frame.columns = ["label", "seed", "value"]
+    frame["label"] = frame["label"].str.split(":").str[0].str.replace(" (fair + hadoop speculation)", "", regex=False)
+    return Measured(list(sp.groupby(level="seed").mean()), frame,
+                    note=f"speedup % per batch: {sp.groupby(level='jobs').mean().round(1).to_dict()}",
+                    ylabel="makespan (s), mean over batches")

@@ -387,3 +387,250 @@ def run_esplash(speculators=("none", "yarn", "esplash", "hadoop", "late"), small
                 })
     return pd.DataFrame(rows)
 
+
+
+# ---------------------------------------------------------------------------------- claims
+# The experiment functions of claims/wang2017.toml: each takes size ("small" for CI, "full" for
+# the report), runs the dissertation's experiment through the functions above and returns a
+# claims.Measured (one value per seed, and the numbers behind it). Runs are cached per process,
+# so claims sharing runs (the OMO table) simulate them once.
+import functools  # noqa: E402
+
+from .claims import Measured  # noqa: E402
+from ..workloads.datasets import load as _load_dataset  # noqa: E402
+
+#: Network bandwidth of the OMO experiments (bytes/s). A calibration, not a reproduced number:
+#: chosen so that 8 x Terasort's shuffle continues about 293 s after the map phase under pooled
+#: Fair-1, as the dissertation measured (§4.4.3.1); see the claim "calibration_fair1_tail".
+OMO_BANDWIDTH = 3.66e7
+OMO_SLOWSTARTS = (0.05, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def pct(new, base):
+    """The dissertation's improvement, (baseline - scheme) / baseline, in %."""
+    return 100.0 * (np.asarray(base, float) - np.asarray(new, float)) / np.asarray(base, float)
+
+
+def _seeds(size):
+    if size not in ("small", "full"):
+        raise ValueError(f"size must be 'small' or 'full', got {size!r}")
+    return (0,) if size == "small" else (0, 1, 2)
+
+
+def _cluster(key):
+    kind, nodes = key
+    if kind == "yarn":
+        return Cluster(nodes=nodes, map_slots=2, reduce_slots=2, vcores=8, memory=40 * 1024)
+    return Cluster(nodes=nodes, map_slots=2, reduce_slots=2)
+
+
+def _scheduler(key):
+    from ..schedulers import get
+    return key if isinstance(key, str) else get(key[0], **dict(key[1]))
+
+
+@functools.lru_cache(maxsize=None)
+def _run(cluster, workload, sched, seed, opts=(), fairness=False, phases=False, yarn_memory_gb=None):
+    """Summary numbers of one run (cached): makespan, and on request the overall fairness and
+    OMO's phase breakdown and last-batch sizes."""
+    from ..engines.mapreduce import with_containers
+    wl = _load_dataset(workload, seed=seed)
+    if yarn_memory_gb is not None:
+        wl = with_containers(wl, map_vcores=2, map_memory=yarn_memory_gb * 1024)
+    r = simulate(_cluster(cluster), wl, _scheduler(sched), seed=seed, **dict(opts))
+    out = {"makespan": float(r.summary()["makespan"]), "counters": dict(r.counters)}
+    if fairness:
+        out["fairness"] = fairness_mean(overall_fairness(r, interval=5.0))
+    if phases:
+        out["phases"] = phase_breakdown(r)
+        out["last_batch"] = float(last_batch_sizes(r).mean())
+    return out
+
+
+def _frame(rows):
+    return pd.DataFrame(rows, columns=["label", "seed", "value"])
+
+
+# FRESH, Sets B-E (Figs. 3.8-3.9): FRESH with k = half the jobs against Fair and Capacity
+def _fresh_sets(size):
+    sets = ("b", "c") if size == "small" else ("b", "c", "d", "e")
+    from ..schedulers import get  # noqa: F401  (resolved in _scheduler)
+    table = []
+    for seed in _seeds(size):
+        for s in sets:
+            name = f"fresh_set_{s}"
+            n = _load_dataset(name).n_jobs
+            for lab, key in (("Fair", "fair"), ("Capacity", ("capacity", (("max_capacity", 0.9), ("queues", 2)))),
+                             ("FRESH", ("fresh_dynamic", (("k", max(1, n // 2)),)))):
+                r = _run(("typed", 10), name, key, seed, fairness=True)
+                table.append({"set": s.upper(), "seed": seed, "scheduler": lab, "makespan": r["makespan"],
+                              "fairness": r["fairness"]})
+    return pd.DataFrame(table)
+
+
+def claim_fresh_vs_fair_sets(size="small"):
+    t = _fresh_sets(size).pivot_table(index=["seed", "set"], columns="scheduler", values="makespan")
+    imp = pd.Series(pct(t["FRESH"], t["Fair"]), index=t.index)
+    per_set = imp.groupby(level="set").mean().round(1).to_dict()
+    rows = [(f"Set {s}", seed, v) for (seed, s), v in imp.items()]
+    return Measured(list(imp.groupby(level="seed").mean()), _frame(rows),
+                    note=f"FRESH (k = half the jobs) vs Fair per set, %: {per_set}", ylabel="makespan reduction vs Fair (%)")
+
+
+def claim_fresh_fairness(size="small"):
+    t = _fresh_sets(size)
+    f = t[t["scheduler"] == "FRESH"].set_index(["seed", "set"])["fairness"]
+    rows = [(f"FRESH, Set {s}", seed, v) for (seed, s), v in f.items()]
+    return Measured(list(f.groupby(level="seed").min()), _frame(rows),
+                    note="the lowest set's time-averaged F(T) per seed; per set: "
+                         f"{f.groupby(level='set').mean().round(3).to_dict()}", ylabel="overall fairness F(T)")
+
+
+def claim_fair_fairness(size="small"):
+    t = _fresh_sets(size)
+    f = t[t["scheduler"] == "Fair"].set_index(["seed", "set"])["fairness"]
+    rows = [(f"Fair, Set {s}", seed, v) for (seed, s), v in f.items()]
+    return Measured(list(f.groupby(level="seed").max()), _frame(rows),
+                    note="the highest set's time-averaged F(T) per seed; per set: "
+                         f"{f.groupby(level='set').mean().round(3).to_dict()}", ylabel="overall fairness F(T)")
+
+
+# OMO (Figs. 4.15-4.17): 20 nodes of 4 slots, typed (2 map + 2 reduce, Fair-x) or pooled
+def omo_workloads(size="small"):
+    if size == "small":
+        return ("omo_simple_terasort", "omo_simple_wordcount", "omo_set_a")
+    return tuple(f"omo_simple_{b}" for b in OMO_BENCHMARKS) + tuple(f"omo_set_{s}" for s in "abcdefgh")
+
+
+OMO_SCHEDULERS = {"FRESH": ("fresh_dynamic", (("k", 0),)), "Lazy Start": "omo_lazy_start",
+                  "Batch Finish": "omo_batch_finish", "OMO": "omo"}
+
+
+def omo_table(size="small", workloads=None) -> pd.DataFrame:
+    """Makespans of the OMO chapter's schedulers per workload and seed: Fair-x on typed 2 + 2
+    slots, FairTotal-x (the chapter's Fair on the pooled 4 slots) for each slowstart x, FRESH,
+    Lazy Start, Batch Finish and OMO, with ``Fair:best`` and ``FairTotal:best`` per row."""
+    rows = []
+    bw = (("network_bandwidth", OMO_BANDWIDTH),)
+    for seed in _seeds(size):
+        for w in workloads or omo_workloads(size):
+            row = {"workload": w, "seed": seed}
+            for x in OMO_SLOWSTARTS:
+                opts = bw + (("slowstart", x),)
+                row[f"Fair-{x:g}"] = _run(("typed", 20), w, "fair", seed, opts)["makespan"]
+                row[f"FairTotal-{x:g}"] = _run(("typed", 20), w, "fair_total", seed, opts)["makespan"]
+            for lab, key in OMO_SCHEDULERS.items():
+                row[lab] = _run(("typed", 20), w, key, seed, bw)["makespan"]
+            rows.append(row)
+    t = pd.DataFrame(rows)
+    t["Fair:best"] = t[[f"Fair-{x:g}" for x in OMO_SLOWSTARTS]].min(axis=1)
+    t["FairTotal:best"] = t[[f"FairTotal-{x:g}" for x in OMO_SLOWSTARTS]].min(axis=1)
+    return t
+
+
+def _omo_vs(size, scheme, base, workloads=None, what=""):
+    t = omo_table(size, workloads)
+    t["imp"] = pct(t[scheme], t[base])
+    rows = [(w.replace("omo_simple_", "8 x ").replace("omo_set_", "Set "), s, v)
+            for w, s, v in zip(t["workload"], t["seed"], t["imp"])]
+    per = t.groupby("workload", sort=False)["imp"].mean()
+    worse = int((per < 0).sum())
+    return Measured(list(t.groupby("seed")["imp"].mean()), _frame(rows),
+                    note=f"{scheme} vs {base}{what}, % per workload: {per.round(1).to_dict()}; worse on {worse} of {len(per)}",
+                    ylabel=f"makespan reduction vs {base} (%)")
+
+
+def claim_omo_vs_pooled_fair(size="small"):
+    return _omo_vs(size, "OMO", "FairTotal:best", what=" (pooled 4 slots, best slowstart per workload)")
+
+
+def claim_omo_vs_typed_fair(size="small"):
+    return _omo_vs(size, "OMO", "Fair:best", what=" (typed 2 map + 2 reduce slots, best slowstart per workload)")
+
+
+def claim_omo_vs_fresh(size="small"):
+    return _omo_vs(size, "OMO", "FRESH")
+
+
+def claim_lazy_start_terasort(size="small"):
+    return _omo_vs(size, "Lazy Start", "FairTotal:best", workloads=("omo_simple_terasort",))
+
+
+def _simple(size):
+    return tuple(w for w in omo_workloads(size) if w.startswith("omo_simple_"))
+
+
+def claim_batch_finish_vs_fresh(size="small"):
+    return _omo_vs(size, "Batch Finish", "FRESH", workloads=_simple(size), what=" (simple workloads)")
+
+
+def claim_batch_finish_vs_pooled_fair1(size="small"):
+    return _omo_vs(size, "Batch Finish", "FairTotal-1", workloads=_simple(size), what=" (simple workloads, both slowstart 1)")
+
+
+def calibration_fair1_tail(size="small"):
+    rows, vals = [], []
+    for seed in _seeds(size):
+        opts = (("network_bandwidth", OMO_BANDWIDTH), ("slowstart", 1.0))
+        ph = _run(("typed", 20), "omo_simple_terasort", "fair_total", seed, opts, phases=True)["phases"]
+        vals.append(float(ph["shuffle_only"]))
+        rows += [(k.replace("_", " "), seed, float(v)) for k, v in ph.items()]
+    return Measured(vals, _frame(rows), note=f"network_bandwidth = {OMO_BANDWIDTH:g} B/s was chosen to give this tail",
+                    ylabel="seconds (8 x Terasort, pooled Fair-1)")
+
+
+def _yarn(size):
+    out = []
+    for seed in _seeds(size):
+        for g in (2, 4, 6, 8):
+            r = _run(("yarn", 20), "omo_simple_terasort", "yarn", seed, (("network_bandwidth", OMO_BANDWIDTH),),
+                     yarn_memory_gb=g)
+            out.append((f"YARN:{g}", seed, r["makespan"]))
+        out.append(("OMO", seed, _run(("typed", 20), "omo_simple_terasort", "omo", seed,
+                                      (("network_bandwidth", OMO_BANDWIDTH),))["makespan"]))
+    return _frame(out)
+
+
+def claim_yarn_memory_spread(size="small"):
+    f = _yarn(size).pivot(index="seed", columns="label", values="value")
+    v = pct(f[["YARN:4", "YARN:6", "YARN:8"]].mean(axis=1), f["YARN:2"])
+    return Measured(list(v), _yarn(size), note="makespans (s): " + ", ".join(
+        f"{c} {f[c].mean():.0f}" for c in f.columns), ylabel="makespan (s), 8 x Terasort")
+
+
+def claim_omo_vs_yarn2(size="small"):
+    f = _yarn(size).pivot(index="seed", columns="label", values="value")
+    return Measured(list(pct(f["OMO"], f["YARN:2"])), _yarn(size), ylabel="makespan (s), 8 x Terasort")
+
+
+# eSplash (§5.3)
+@functools.lru_cache(maxsize=None)
+def _esplash(size):
+    runs = run_esplash(speculators=("none", "yarn", "esplash"), small=False, seeds=_seeds(size))
+    return runs
+
+
+def _esplash_claim(size, scenario, metric):
+    runs = _esplash(size)
+    d = runs[(runs["scenario"] == scenario) & (runs["speculation"] != "none")]
+    p = d.pivot(index="seed", columns="speculation", values=metric)
+    rows = [(s, seed, v) for seed, r in p.iterrows() for s, v in r.items()]
+    return Measured(list(pct(p["esplash"], p["yarn"])), _frame(rows),
+                    note=f"{metric} (s), mean: yarn {p['yarn'].mean():.0f}, esplash {p['esplash'].mean():.0f}",
+                    ylabel=f"{metric.replace('_', ' ')} (s), {scenario}")
+
+
+def claim_esplash_waste(size="small"):
+    return _esplash_claim(size, "no fault", "wasted_copy_time")
+
+
+def claim_esplash_straggler_level1(size="small"):
+    return _esplash_claim(size, "straggler at level 1", "increased_makespan")
+
+
+def claim_esplash_straggler_level4(size="small"):
+    return _esplash_claim(size, "straggler at level 4", "increased_makespan")
+
+
+def claim_esplash_crash(size="small"):
+    return _esplash_claim(size, "crash + 600 s restart", "increased_makespan")

@@ -234,14 +234,14 @@ def test_macro_mean_completion_not_lengthened_beyond_bound():
 
 def test_micro1_timeline_shape():
     """Micro-benchmark 1 [Zhou 2019, §5.4] (scaled runtimes): jobs 1 and 2 meet near 50 % soon after
-    job 2 arrives; job 4 never exceeds its 40 % constraint cap."""
+    job 2 arrives; job 4 reaches the 40 % its constraint allows (Fig. 5.3: it is held at the cap, not
+    below it; staying at or under the cap is by construction and not checked as a result)."""
     cluster = zhou2019.micro_cluster()
     r = sl.simulate(cluster, zhou2019.micro1_workload(seed=0), "eunomia", seed=0, performance=MICRO)
     ps = share.progress_shares(r)
     at = ps.loc[25.0]
     assert abs(at["job1"] - 0.5) < 0.05 and abs(at["job2"] - 0.5) < 0.05
-    assert ps["job4"].max() <= 0.4 + 1e-9
-    assert ps["job3"].max() <= 100 / 150 + 1e-9
+    assert 0.38 <= ps["job4"].max() <= 0.4 + 1e-9
 
 
 # ------------------------------------------------------------------------------ offline LP

@@ -237,15 +237,14 @@ def _means(df):
 
 
 def test_notebook_paper_directions(notebook_runs):
-    """Seed001 §6.3 on the Table-1 workload: strict strategies and EAS at 100 % locality;
-    best-effort locality below 100 % and rising with replication; EAS below FIFO-BE in total
-    flowtime at every replication factor."""
+    """Zhao et al. 2013, §6.3 on the Table-1 workload: best-effort locality below 100 % and rising
+    with replication; EAS below FIFO-BE in total flowtime at every replication factor. (EAS and the
+    strict strategies are 100 % node-local by construction: test_strict_locality_hand_checked
+    checks the mechanism, it is not a result.)"""
     m = _means(notebook_runs)
     reps = sorted(notebook_runs["replication"].unique())
     assert reps == [1, 4, 7] and notebook_runs["seed"].nunique() == 3
     for r in reps:
-        for s in ("EAS", "FIFO-S", "HFS-S"):
-            assert m.loc[(r, s), "locality"] == 1.0
         for s in ("FIFO-BE", "HFS-BE"):
             assert m.loc[(r, s), "locality"] < 1.0
         assert m.loc[(r, "EAS"), "total_flowtime"] < m.loc[(r, "FIFO-BE"), "total_flowtime"]

@@ -1,0 +1,32 @@
+"""``schedlab reproduce [PAPER ...] [--size small|full] --out DIR``: reruns the papers' claims
+(schedlab.papers.claims, the same experiment functions the notebooks and the claim tests call)
+and writes one report, Markdown and HTML with a figure per claim (schedlab.papers.report)."""
+from __future__ import annotations
+
+import sys
+
+
+def cmd_reproduce(args) -> int:
+    from ..papers import claims, report
+    papers = args.paper or list(claims.PAPERS)
+    for p in papers:
+        if p not in claims.PAPERS:
+            raise ValueError(f"unknown paper {p!r}; choose from {', '.join(claims.PAPERS)}")
+    command = "schedlab reproduce " + " ".join(args.paper or []) + f" --size {args.size} --out {args.out}"
+    outcomes = report.reproduce(papers, args.size, args.out, progress=not args.quiet, command=" ".join(command.split()))
+    for o in outcomes:
+        mark = "" if getattr(o, "as_recorded", True) else "   (recorded: " + o.claim.recorded(args.size) + ")"
+        print(f"{o.claim.paper:9s} {o.claim.id:28s} {o.verdict}{mark}")
+    print(f"report: {args.out}/README.md and {args.out}/index.html", file=sys.stderr)
+    return 0
+
+
+def add_command(subparsers):
+    p = subparsers.add_parser("reproduce", help="rerun the papers' headline claims and write the reproduction report")
+    p.add_argument("paper", nargs="*", help="papers to rerun (default all): wang2017 zhao2013 zhou2019 tang2014 lim2015")
+    p.add_argument("--size", choices=("small", "full"), default="small",
+                   help="small: the CI size (a few minutes); full: the report's size")
+    p.add_argument("--out", required=True, help="folder for README.md, index.html and figures/")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_reproduce)
+    return p

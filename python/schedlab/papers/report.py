@@ -1,0 +1,195 @@
+"""The reproduction report: every claim of :mod:`schedlab.papers.claims` rerun through its
+experiment function and written as one Markdown and one HTML page, with per claim the paper's
+number, schedlab's mean and 95 % confidence interval over seeds, the verdict, a figure of the
+numbers behind it beside the paper's statement, and the reason for every miss.
+
+>>> from schedlab.papers import report
+>>> outcomes = report.run(["wang2017"], size="small")
+>>> report.write(outcomes, "out/")          # out/README.md, out/index.html, out/figures/*.png
+
+``schedlab reproduce [PAPER ...] [--size small|full] --out DIR`` does both.
+"""
+from __future__ import annotations
+
+import datetime
+import html
+import math
+import pathlib
+import time
+
+from . import claims as _claims
+
+PAPER_TITLES = {
+    "wang2017": 'J. Wang, "Building Efficient Large-Scale Big Data Processing Platforms", PhD dissertation, UMass Boston, 2017 (FRESH, OMO, eSplash)',
+    "zhao2013": "Zhao et al., EAS, IEICE Trans. Inf. & Syst. E96-D(12), 2013",
+    "zhou2019": "W. Zhou, PhD dissertation, Univ. of Virginia, 2019 (Hawk/Eagle, Dice, Eunomia)",
+    "tang2014": "Tang, Lee, He, DynamicMR, IEEE Trans. Cloud Computing 2014 (Sagar & Moni, IJCT 2015)",
+    "lim2015": "Lim, Majumdar, Ashwood-Smith, MRCP, ICPE 2015",
+}
+
+
+class Skipped:
+    """A claim that could not run here (e.g. a trace sample is missing)."""
+
+    def __init__(self, claim, why):
+        self.claim, self.why, self.verdict = claim, why, "not run"
+
+
+def run(papers=None, size: str = "small", progress: bool = True) -> list:
+    """Runs every claim of ``papers`` (default all) at ``size``; one Outcome (or Skipped) per claim."""
+    todo = _claims.load_all(papers)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(todo), unit="claim")
+    out = []
+    for c in todo:
+        if bar is not None:
+            bar.set_description(f"{c.paper}/{c.id}")
+        try:
+            out.append(_claims.run(c, size))
+        except FileNotFoundError as e:
+            out.append(Skipped(c, str(e)))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return out
+
+
+def _fmt(x):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.3g}" if abs(x) < 100 else f"{x:.0f}"
+
+
+def _paper_number(c):
+    return _fmt(c.paper_value) if c.paper_value is not None else c.paper_text
+
+
+def _ours(o):
+    if isinstance(o, Skipped):
+        return "not run"
+    ci = "" if math.isnan(o.ci_low) else f" [{_fmt(o.ci_low)}, {_fmt(o.ci_high)}]"
+    return f"{_fmt(o.mean)}{ci} (n={o.n})"
+
+
+def figure(o, path: pathlib.Path):
+    """A bar chart of the numbers behind a claim: the mean over seeds of each label, the seeds
+    as dots, and the paper's number or threshold as a line where it is on the same scale."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    f = o.measured.frame
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    if f is not None and len(f):
+        labels = list(dict.fromkeys(f["label"]))
+        means = [f[f["label"] == lab]["value"].mean() for lab in labels]
+        x = np.arange(len(labels))
+        ax.bar(x, means, color="tab:blue", alpha=0.6)
+        for i, lab in enumerate(labels):
+            v = f[f["label"] == lab]["value"].to_numpy()
+            ax.plot(np.full(len(v), i), v, "k.", ms=4)
+        ax.set_xticks(x, labels, rotation=30 if len(labels) > 4 else 0, ha="right" if len(labels) > 4 else "center",
+                      fontsize=7 if len(labels) > 8 else 8)
+        ax.axhline(0, color="grey", lw=0.5)
+        if o.measured.ylabel.endswith("(%)") and o.claim.paper_value is not None and "%" in o.claim.quantity:
+            ax.axhline(o.claim.paper_value, color="tab:red", ls="--", lw=1, label=f"paper: {o.claim.paper_value:g}")
+            ax.legend(fontsize=8)
+        elif "fairness" in o.measured.ylabel or "finish time" in o.measured.ylabel:
+            ax.axhline(o.claim.threshold, color="tab:red", ls="--", lw=1, label=f"paper's threshold {o.claim.threshold:g}")
+            ax.legend(fontsize=8)
+    ax.set_ylabel(o.measured.ylabel or o.claim.quantity, fontsize=8)
+    ax.set_title(f"{o.claim.paper}/{o.claim.id}: {o.verdict}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def write(outcomes, out_dir, size: str = "", seconds: float | None = None, command: str = "") -> dict:
+    """Writes ``README.md``, ``index.html`` and ``figures/<paper>_<id>.png`` into ``out_dir``;
+    returns the paths."""
+    out = pathlib.Path(out_dir)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    for o in outcomes:
+        if not isinstance(o, Skipped):
+            figure(o, out / "figures" / f"{o.claim.paper}_{o.claim.id}.png")
+    counts = {}
+    for o in outcomes:
+        counts[o.verdict] = counts.get(o.verdict, 0) + 1
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    head = (f"Generated by `{command or 'schedlab reproduce'}` (size {size or '?'}) on {when}"
+            + (f" in {seconds / 60:.1f} min" if seconds else "") + ". Verdicts: "
+            + ", ".join(f"{v} {n}" for v, n in counts.items()) + ".")
+    rule = ("A claim is *reproduced* when the paper's own test holds for the whole 95 % confidence interval of "
+            "schedlab's mean over seeds (Student-t; the value itself with one seed) and the paper's number (where it "
+            "gives one) lies within 25 % of the mean; *direction only* when the test holds but the number "
+            "does not; *not reproduced* when the test fails; *calibration* marks an input chosen to match the paper, "
+            "never a result.")
+    md = ["# Reproduction report", "", head, "", rule, "", "| paper | claim | paper's number | schedlab | verdict |",
+          "|---|---|---|---|---|"]
+    for o in outcomes:
+        c = o.claim
+        md.append(f"| {c.paper} | [{c.id}](#{c.paper}-{c.id.replace('_', '-')}) | {_paper_number(c)} | {_ours(o)} | {o.verdict} |")
+    for paper in dict.fromkeys(o.claim.paper for o in outcomes):
+        md += ["", f"## {paper}", "", PAPER_TITLES.get(paper, paper)]
+        for o in outcomes:
+            c = o.claim
+            if c.paper != paper:
+                continue
+            md += ["", f"### {c.paper}-{c.id.replace('_', '-')}", "", f"**{c.statement}** ({c.source})", "",
+                   f"- measured: {c.quantity}", f"- paper: {_paper_number(c)}; test: {c.comparison} {c.threshold:g}",
+                   f"- schedlab: {_ours(o)}", f"- verdict: **{o.verdict}**"]
+            if isinstance(o, Skipped):
+                md.append(f"- not run here: {o.why}")
+                continue
+            if o.measured.note:
+                md.append(f"- numbers: {o.measured.note}")
+            if o.verdict != "reproduced" and c.reason:
+                md.append(f"- why: {c.reason}")
+            if o.verdict != c.recorded(o.size):
+                md.append(f"- **differs from the verdict recorded in claims/{c.paper}.toml ({c.recorded(o.size)})**")
+            md += ["", f"![{c.id}](figures/{c.paper}_{c.id}.png)"]
+    (out / "README.md").write_text("\n".join(md) + "\n")
+
+    h = ["<!doctype html><html><head><meta charset='utf-8'><title>schedlab reproduction report</title>",
+         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
+         "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}.claim{display:flex;gap:16px;margin:12px 0;"
+         "border-top:1px solid #ddd;padding-top:8px}.claim div{flex:1}.nr{color:#b00}.do{color:#a60}.r{color:#070}"
+         "</style></head><body><h1>Reproduction report</h1>", f"<p>{html.escape(head)}</p><p>{html.escape(rule)}</p>",
+         "<table><tr><th>paper</th><th>claim</th><th>paper's number</th><th>schedlab</th><th>verdict</th></tr>"]
+    css = {"reproduced": "r", "direction only": "do", "not reproduced": "nr"}
+    for o in outcomes:
+        c = o.claim
+        h.append(f"<tr><td>{c.paper}</td><td><a href='#{c.paper}-{c.id}'>{c.id}</a></td><td>{html.escape(_paper_number(c))}</td>"
+                 f"<td>{html.escape(_ours(o))}</td><td class='{css.get(o.verdict, '')}'>{o.verdict}</td></tr>")
+    h.append("</table>")
+    for o in outcomes:
+        c = o.claim
+        items = [f"<li>measured: {html.escape(c.quantity)}</li>",
+                 f"<li>paper: {html.escape(_paper_number(c))}; test {html.escape(c.comparison)} {c.threshold:g}</li>",
+                 f"<li>schedlab: {html.escape(_ours(o))}</li>",
+                 f"<li>verdict: <b class='{css.get(o.verdict, '')}'>{o.verdict}</b></li>"]
+        if isinstance(o, Skipped):
+            items.append(f"<li>not run here: {html.escape(o.why)}</li>")
+        else:
+            if o.measured.note:
+                items.append(f"<li>numbers: {html.escape(o.measured.note)}</li>")
+            if o.verdict != "reproduced" and c.reason:
+                items.append(f"<li>why: {html.escape(c.reason)}</li>")
+        img = "" if isinstance(o, Skipped) else f"<img src='figures/{c.paper}_{c.id}.png' width='560'>"
+        h.append(f"<div class='claim' id='{c.paper}-{c.id}'><div><h3>{c.paper}: {c.id}</h3><p><b>{html.escape(c.statement)}</b> "
+                 f"({html.escape(c.source)})</p><ul>{''.join(items)}</ul></div><div>{img}</div></div>")
+    h.append("</body></html>")
+    (out / "index.html").write_text("\n".join(h) + "\n")
+    return {"markdown": out / "README.md", "html": out / "index.html", "figures": out / "figures"}
+
+
+def reproduce(papers=None, size: str = "small", out_dir="reproduction", progress: bool = True, command: str = "") -> list:
+    """Runs and writes the report; returns the outcomes."""
+    t0 = time.perf_counter()
+    outcomes = run(papers, size, progress)
+    write(outcomes, out_dir, size, time.perf_counter() - t0, command)
+    return outcomes
