@@ -32,9 +32,15 @@
 //     phase started and with m'_i > 0, the largest t_fair - t_batch with t_batch < t_fair
 //     (Eqs. 4.4-4.5; always true as printed). "strict" adds the batch's own duration:
 //     t_batch = m'_i/F_o + T_m(i) + max(0, s - F_o T_m(i)) / F_e (the spec's construction).
-//     Needs F_o > 0 and a finished map of the job. With Lazy Start off (omo_batch_finish) no job
-//     has started reduces while maps are pending, so the printed scope never triggers;
-//     batch_scope = "all_running" lets Batch Finish consider every running job instead.
+//     Needs F_o > 0 and a finished map of the job. Scope (batch_scope): "reduce_started" (omo's
+//     default, as printed) considers jobs whose reduce phase started. With Lazy Start off
+//     (omo_batch_finish, "Batch Finish only, all at slowstart 1", Fig. 4.16) no job has started
+//     reduces while maps are pending, so that scope never fires; omo_batch_finish therefore
+//     defaults to "last_wave": jobs whose pending maps fit in the slots the cluster releases
+//     during one of the job's map durations (0 < m'_i <= F_o T_m(i)), i.e. the tail that §4.3.3's
+//     motivation describes (a job whose last maps would otherwise spread over another round while
+//     its reduces wait). This scope is our reading, not the dissertation's. "all_running"
+//     considers every running job with pending maps.
 //   * Fair fallback: the running job with the fewest slots that has an eligible task (a pending
 //     map, or a pending reduce if its map phase is over or was started by Lazy Start); its map
 //     first. K = jobs submitted and unfinished. No admission control.
@@ -79,6 +85,7 @@ class OmoScheduler : public Scheduler {
         bandwidth_param_(p.number("bandwidth")),
         consecutive_(p.boolean("consecutive_reduces")),
         batch_all_(p.choice("batch_scope") == "all_running"),
+        batch_last_wave_(p.choice("batch_scope") == "last_wave"),
         early_limit_(p.number("early_reduce_limit")) {}
 
   SlotModel slot_model() const override { return SlotModel::Pooled; }
@@ -230,9 +237,10 @@ class OmoScheduler : public Scheduler {
     double best = 0;
     for (int32_t j : sim.active_jobs()) {
       const JobState& js = sim.job(j);
-      if ((!started_[j] && !batch_all_) || js.pending[kMap] == 0 || js.done[kMap] == 0) continue;
+      if (js.pending[kMap] == 0 || js.done[kMap] == 0) continue;
       const double mp = js.pending[kMap], r = double(wl.n_reduces(j));
       const double tm = map_dur_sum_[j] / js.done[kMap];
+      if (batch_last_wave_ ? mp > fo_ * tm : !started_[j] && !batch_all_) continue;
       const double t_fair = K * mp / fo_ + tm;
       const double s = (K - 1) * mp + fo_ * (K - 1) * tm / K;
       const double fe = fo_ * (ao_ + r) / ao_;
@@ -249,7 +257,7 @@ class OmoScheduler : public Scheduler {
   LazyMode lazy_mode_;
   bool strict_batch_;
   double window_, beta_, bandwidth_param_, bandwidth_ = 1;
-  bool consecutive_, batch_all_;
+  bool consecutive_, batch_all_, batch_last_wave_;
   double early_limit_;
   std::vector<uint8_t> started_;
   std::vector<double> out_sum_, map_dur_sum_;
@@ -300,7 +308,7 @@ class FairTotal : public Scheduler {
   double early_limit_;
 };
 
-std::vector<ParamSpec> omo_params() {
+std::vector<ParamSpec> omo_params(const char* batch_scope = "reduce_started") {
   return {
       ParamSpec::choice("lazy_mode", "intended", {"intended", "abs", "literal"},
                         "Lazy Start rule: alpha_i(m'_i) >= 0 (intended, default), argmin |alpha| (abs), or the printed "
@@ -311,9 +319,11 @@ std::vector<ParamSpec> omo_params() {
       ParamSpec::number("beta", 0.4, 0, 1, "weight of the newest window in the exponential averages F_o and A_o"),
       ParamSpec::number("bandwidth", -1, -1, 1e15,
                         "B of T_s = d m / (B r) in bytes/s; -1 = the engine's network_bandwidth (the shuffle model)"),
-      ParamSpec::choice("batch_scope", "reduce_started", {"reduce_started", "all_running"},
-                        "jobs Batch Finish considers: those whose reduce phase started (as printed, default; with Lazy Start "
-                        "off no job qualifies, since reduces then start after the maps) or every running job with pending maps"),
+      ParamSpec::choice("batch_scope", batch_scope, {"reduce_started", "last_wave", "all_running"},
+                        "jobs Batch Finish considers: those whose reduce phase started (as printed; omo's default), those whose "
+                        "pending maps fit in the slots released during one map duration, m' <= F_o T_m (last_wave; "
+                        "omo_batch_finish's default, since without Lazy Start no job starts reduces while maps are pending), "
+                        "or every running job with pending maps"),
       ParamSpec::boolean("consecutive_reduces", true,
                          "Principle 4.3.1: a job whose reduce phase started gets the next free slots for its remaining reduces"),
       early_reduce_param(),
@@ -331,7 +341,7 @@ void register_omo_schedulers() {
                       "untyped slot pool; reduces start lazily, otherwise total-slot Fair", omo_params()},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, true, false); });
   register_scheduler({"omo_batch_finish", "", "OMO with Batch Finish only (Alg. 4.3.2) [Wang 2017, §4.3.3; Wang diss. §4.3.3]",
-                      "untyped slot pool; reduces after the map phase (slowstart 1), tail maps in a batch", omo_params()},
+                      "untyped slot pool; reduces after the map phase (slowstart 1), tail maps in a batch", omo_params("last_wave")},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, false, true); });
   register_scheduler(
       {"fair_total", "", "Fair on total (map + reduce) slots of a dynamic pool [Wang 2017, §2.4; §4.3.4, Algorithm 4.3.3; Wang diss. §4.4.1]",

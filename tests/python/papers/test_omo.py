@@ -106,8 +106,9 @@ def test_phase_breakdown_and_last_batch():
 
 
 def test_omo_direction_terasort():
-    """OMO below every typed Fair-x and below FRESH on 8 x Terasort (shuffle calibrated to the
-    paper's 293 s Fair-1 tail); against the pooled fair_total the notebook reports the numbers."""
+    """Secondary rows: OMO below every typed Fair-x and below FRESH on 8 x Terasort (bandwidth
+    calibrated to the paper's 293 s Fair-1 tail). The primary comparison, against Fair on the
+    same pooled slots, is test_omo_below_pooled_fair_terasort."""
     cluster = sl.Cluster(nodes=20, map_slots=2, reduce_slots=2)
     w = sl.datasets.load("omo_simple_terasort", seed=0)
     opts = dict(network_bandwidth=3.66e7)
@@ -116,3 +117,45 @@ def test_omo_direction_terasort():
                for s in (0.05, 0.2, 0.4, 0.6, 0.8, 1.0))
     fresh = sl.simulate(cluster, w, sl.schedulers.get("fresh_dynamic", k=0), seed=0, **opts).summary()["makespan"]
     assert omo < fair and omo < fresh
+
+
+@pytest.mark.xfail(strict=True, reason="not reproduced: OMO 1239 s against pooled Fair (fair_total) at its best "
+                                       "slowstart 1129 s on 8 x Terasort, seed 0 (OMO 9.8 % slower)")
+def test_omo_below_pooled_fair_terasort():
+    cluster = sl.Cluster(nodes=20, map_slots=2, reduce_slots=2)
+    w = sl.datasets.load("omo_simple_terasort", seed=0)
+    opts = dict(network_bandwidth=3.66e7)
+    omo = sl.simulate(cluster, w, "omo", seed=0, **opts).summary()["makespan"]
+    pooled = min(sl.simulate(cluster, w, "fair_total", seed=0, slowstart=s, **opts).summary()["makespan"]
+                 for s in (0.05, 0.2, 0.4, 0.6, 0.8, 1.0))
+    assert omo < pooled, (omo, pooled)
+
+
+def test_batch_finish_alone_fires_and_finishes_the_tail_in_one_batch():
+    """omo_batch_finish (Lazy Start off, slowstart 1, Fig. 4.16), hand-checked. One node, a pool
+    of 4 slots; job A has 5 maps, job B 12, all 10 s, both at t = 0. Maps start 2 + 2 at 0. At 10
+    the first monitor window with releases closes: f = 4 / 5 s = 0.8, F_o = 0.4 x 0.8 = 0.32, so
+    F_o T_m = 3.2 slots are released during one map duration. A's 3 pending maps fit (last_wave),
+    B's 10 do not: Batch Finish gives A three of the four free slots and A's map phase ends at 20
+    (under pooled Fair-1 the slots alternate 2 + 2 and it ends at 30). B is not delayed (50 s).
+    The printed scope (jobs whose reduces started) never fires without Lazy Start."""
+    jobs = pd.DataFrame([{"job_id": 0, "submit_time": 0.0}, {"job_id": 1, "submit_time": 0.0}])
+    rows = []
+    for j, m in ((0, 5), (1, 12)):
+        rows += [{"job_id": j, "stage": 0, "work": 10.0, "input_bytes": 0.0, "output_bytes": 1e6}] * m
+        rows += [{"job_id": j, "stage": 1, "work": 1.0, "input_bytes": 1e6, "output_bytes": 0.0}]
+    w = sl.Workload.from_frames(jobs, pd.DataFrame(rows))
+    cluster = sl.Cluster(nodes=1, map_slots=2, reduce_slots=2)
+    opts = dict(heartbeat_interval=1.0, network_bandwidth=1e9)
+    bf = sl.simulate(cluster, w, sl.schedulers.get("omo_batch_finish", window=5.0), **opts)
+    fair1 = sl.simulate(cluster, w, "fair_total", slowstart=1.0, **opts)
+    printed = sl.simulate(cluster, w, sl.schedulers.get("omo_batch_finish", window=5.0, batch_scope="reduce_started"), **opts)
+    assert bf.series["release_rate"]["F_o"].iloc[1] == pytest.approx(0.32)
+    assert bf.counters["omo_batch_finish_maps"] > 0 and printed.counters["omo_batch_finish_maps"] == 0
+    t = bf.tasks
+    a_at_10 = t[(t["stage"] == "map") & (t["start"] == 10.0)]["job_id"].tolist()
+    assert sorted(a_at_10) == [0, 0, 0, 1]
+    assert list(bf.jobs["map_finish_time"]) == [20.0, 50.0]
+    assert list(fair1.jobs["map_finish_time"]) == [30.0, 50.0]
+    pd.testing.assert_frame_equal(printed.jobs, fair1.jobs)   # the printed scope is pooled Fair-1
+    assert_slot_invariants(bf, typed=False)
