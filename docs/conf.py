@@ -13,7 +13,8 @@ import re
 
 # the notebooks read these; set before any kernel starts
 os.environ.setdefault("SCHEDLAB_SMALL", "1")
-os.environ.setdefault("MPLBACKEND", "Agg")
+# figures go into the notebooks' outputs (a non-interactive backend such as Agg would drop them)
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 os.environ.setdefault("SCHEDLAB_PROGRESS", "0")
 
 import schedlab  # noqa: E402  (the installed package: the API and CLI pages are generated from it)
