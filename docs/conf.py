@@ -69,7 +69,7 @@ html_theme_options = {
 }
 html_static_path = []
 # the pages are one level deep: no left sidebar (the top bar lists them), except in the API tree
-html_sidebars = {"*": [], "notebooks/*": [], "api/**": ["sidebar-nav-bs"]}
+html_sidebars = {"*": [], "notebooks/*": [], "reproduction/*": [], "api/**": ["sidebar-nav-bs"]}
 
 
 class _LaterPages(logging.Filter):
