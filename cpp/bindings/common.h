@@ -2,6 +2,8 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -21,15 +23,28 @@ ParamValues to_values(const pybind11::dict& d);
 // a moment every 2^20 events), and a KeyboardInterrupt (or whatever the signal handler raised)
 // stops the run and is raised here. `progress`, unless None, is called as progress(events,
 // simulated_time) at the same polling point (with the GIL); an exception it raises stops the run.
+// A run on another thread than the main one sees no signal; cancel_runs() (schedlab._core.
+// cancel_runs, called by a sweep interrupted with Ctrl-C) stops every run that started before it,
+// on any thread, at its next poll, with a KeyboardInterrupt.
+inline std::atomic<uint64_t>& cancel_generation() {
+  static std::atomic<uint64_t> generation{0};
+  return generation;
+}
 template <class Simulate>
 SimResult run_without_gil(Simulate&& simulate, const pybind11::object& progress = pybind11::none()) {
   SimResult r;
+  const uint64_t generation = cancel_generation().load();
   try {
     pybind11::gil_scoped_release release;
     bool failed = false;
-    InterruptCheck check([&failed] {
+    InterruptCheck check([&failed, generation] {
       pybind11::gil_scoped_acquire gil;
-      return failed || PyErr_CheckSignals() != 0;  // (the handler's exception stays set for below)
+      if (failed || PyErr_CheckSignals() != 0) return true;  // (the handler's exception stays set for below)
+      if (cancel_generation().load() != generation) {
+        PyErr_SetString(PyExc_KeyboardInterrupt, "the run was cancelled (schedlab._core.cancel_runs)");
+        return true;
+      }
+      return false;
     });
     std::function<void(uint64_t, double)> report;
     if (!progress.is_none())

@@ -217,6 +217,8 @@ PYBIND11_MODULE(_core, m) {
            py::arg("columns"), py::arg("n_racks"))
       .def_property_readonly("n_nodes", &Cluster::size);
 
+  m.def("cancel_runs", [] { ++bindings::cancel_generation(); },
+        "Stops every simulation running now, on any thread, at its next interrupt poll (KeyboardInterrupt).");
   m.def("engines", [] {
     py::list out;
     for (auto& e : engines()) {

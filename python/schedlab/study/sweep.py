@@ -257,7 +257,7 @@ def plan(schedulers, clusters, workloads, seeds=(0,), options=None) -> list:
         engine = getattr(s, "engine", None)
         if engine is not None:
             for o in opts:
-                _sched.check_options(engine, o)
+                _sched.check_options(engine, {k: v for k, v in o.items() if k not in ("max_memory", "max_events")})
     cids = {id(c): _store.cluster_identity(c) for _, c in cl}
     wids = {id(w): _store.workload_identity(w) for _, w in wl}
     runs = []
@@ -324,6 +324,10 @@ def _run_local(todo, want_tasks, workers, on_done):
         except BaseException:
             for f in futures:
                 f.cancel()
+            # runs already going on the pool's threads see no signal: stop them too, so that
+            # Ctrl-C ends the sweep within a poll of the engines (runs recorded so far are kept)
+            from .. import _core
+            _core.cancel_runs()
             raise
 
 
@@ -345,6 +349,8 @@ def _run_dask(todo, want_tasks, client, on_done):
             on_done(futures[f.key][1], f.result())
     except BaseException:
         client.cancel([f for f, _ in futures.values()])
+        from .. import _core
+        _core.cancel_runs()  # runs on in-process (threaded) Dask workers stop too
         raise
 
 
