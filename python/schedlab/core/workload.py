@@ -46,6 +46,19 @@ def _codes(values: pd.Series):
     return codes.astype(np.int32), labels
 
 
+def _job_label_codes(jobs: pd.DataFrame, col: str, order, source):
+    """_codes of a job column of labels; a value that cannot be a label (a list, a dict: not
+    hashable) is an error naming its row."""
+    if jobs[col].dtype == object:
+        for i, v in enumerate(jobs[col]):
+            try:
+                hash(v)
+            except TypeError:
+                _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' is "
+                              f"{v!r}; expected a label (a string or a number)")
+    return _codes(jobs[col])
+
+
 class Workload:
     """A set of jobs, each a map stage followed by an optional reduce stage; jobs may depend on
     other jobs and form DAGs (workflows): see :meth:`from_frames`.
@@ -166,7 +179,7 @@ class Workload:
         user_labels = queue_labels = None
         for col in ("user", "queue"):
             if col in jobs:
-                codes, labels = _codes(jobs[col])
+                codes, labels = _job_label_codes(jobs, col, order, source)
                 if (codes < 0).any():
                     i = int(np.argmax(codes < 0))
                     _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): '{col}' is "
@@ -199,7 +212,7 @@ class Workload:
             jcols["parent_begin"] = begin
         dag_labels = None
         if "dag" in jobs:
-            codes, dag_labels = _codes(jobs["dag"])
+            codes, dag_labels = _job_label_codes(jobs, "dag", order, source)
             if (codes < 0).any():
                 i = int(np.argmax(codes < 0))
                 _fail(source, f"jobs row {int(order[i])} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'dag' is missing")

@@ -93,3 +93,11 @@ def test_yarn_container_larger_than_any_node_is_refused_up_front():
     tasks = pd.DataFrame({"job_id": [1], "work": [1.0], "vcores": [100.0]})
     with pytest.raises(ValueError, match=r"yarn: task 0 of job 0 asks for a container of 100.* vcores .* largest node has 3.* vcores"):
         sl.simulate(CLUSTER, sl.Workload.from_frames(jobs, tasks), "yarn")
+
+
+@pytest.mark.parametrize("col", ["user", "queue", "dag"])
+def test_from_frames_refuses_unhashable_labels(col):
+    jobs = pd.DataFrame({"job_id": [0, 1, 2], "submit_time": 0.0, col: ["a", "a", []]})
+    tasks = pd.DataFrame({"job_id": [0, 1, 2], "work": 1.0})
+    with pytest.raises(ValueError, match=rf"jobs row 2 \(job_id 2\): '{col}' is \[\]; expected a label"):
+        sl.Workload.from_frames(jobs, tasks)
