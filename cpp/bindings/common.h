@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "schedlab/interrupt.h"
@@ -13,6 +14,15 @@
 #include "schedlab/results.h"
 
 namespace schedlab::bindings {
+
+// An id that a scheduler written in Python handed back, checked against the count of its kind:
+// out of range is a ValueError such as "no job 7 (jobs are 0..4)".
+inline int32_t checked_id(int64_t id, int64_t count, const char* kind) {
+  if (id < 0 || id >= count)
+    throw pybind11::value_error("no " + std::string(kind) + " " + std::to_string(id) + " (" + kind + "s are 0.." +
+                                std::to_string(count - 1) + ")");
+  return static_cast<int32_t>(id);
+}
 
 // A result as the dict of NumPy columns that schedlab.Result reads (moves the vectors).
 pybind11::dict result_dict(SimResult&& r);

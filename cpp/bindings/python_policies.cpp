@@ -87,18 +87,15 @@ struct WorkerView {
   }
   int32_t job(int64_t j) const {
     const auto n = static_cast<int64_t>(get().workload().n_jobs());
-    if (j < 0 || j >= n) throw py::value_error("no job " + std::to_string(j) + " (jobs are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(j);
+    return checked_id(j, n, "job");
   }
   int32_t task(int64_t t) const {
     const auto n = static_cast<int64_t>(get().workload().n_tasks());
-    if (t < 0 || t >= n) throw py::value_error("no task " + std::to_string(t) + " (tasks are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(t);
+    return checked_id(t, n, "task");
   }
   int32_t worker(int64_t w) const {
     const int64_t n = get().n_workers();
-    if (w < 0 || w >= n) throw py::value_error("no worker " + std::to_string(w) + " (workers are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(w);
+    return checked_id(w, n, "worker");
   }
   // A probe queued at worker w (walks w's queue: a probe id is valid only while it is queued).
   int32_t queued(int32_t w, int64_t p) const {
@@ -208,18 +205,15 @@ struct ShareView {
   }
   int32_t user(int64_t u) const {
     const int64_t n = get().n_users();
-    if (u < 0 || u >= n) throw py::value_error("no user " + std::to_string(u) + " (users are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(u);
+    return checked_id(u, n, "user");
   }
   int32_t node(int64_t m) const {
     const int64_t n = get().n_nodes();
-    if (m < 0 || m >= n) throw py::value_error("no node " + std::to_string(m) + " (nodes are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(m);
+    return checked_id(m, n, "node");
   }
   int32_t job(int64_t j) const {
     const auto n = static_cast<int64_t>(get().workload().n_jobs());
-    if (j < 0 || j >= n) throw py::value_error("no job " + std::to_string(j) + " (jobs are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(j);
+    return checked_id(j, n, "job");
   }
 };
 

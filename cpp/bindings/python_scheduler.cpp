@@ -40,18 +40,15 @@ struct SimView {
   }
   int32_t job(int64_t j) const {
     const auto n = static_cast<int64_t>(get().workload().n_jobs());
-    if (j < 0 || j >= n) throw py::value_error("no job " + std::to_string(j) + " (jobs are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(j);
+    return checked_id(j, n, "job");
   }
   int32_t task(int64_t t) const {
     const auto n = static_cast<int64_t>(get().workload().n_tasks());
-    if (t < 0 || t >= n) throw py::value_error("no task " + std::to_string(t) + " (tasks are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(t);
+    return checked_id(t, n, "task");
   }
   int32_t node(int64_t i) const {
     const int64_t n = get().n_nodes();
-    if (i < 0 || i >= n) throw py::value_error("no node " + std::to_string(i) + " (nodes are 0.." + std::to_string(n - 1) + ")");
-    return static_cast<int32_t>(i);
+    return checked_id(i, n, "node");
   }
   int64_t attempt(int64_t a) const {
     const int64_t n = get().n_attempts();
