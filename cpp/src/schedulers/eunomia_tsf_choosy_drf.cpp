@@ -91,7 +91,7 @@ void register_fairness_schedulers() {
   {
     SchedulerInfo s;
     s.name = "eunomia";
-    s.citation = "Zhou, PhD dissertation (UVA 2019) ch. 5, Eq. 5.1 and §5.3.2 [Zhou 2019, §5.3.1, Eq. 5.1; §5.3.2]";
+    s.citation = "Eunomia [Zhou 2019, §5.3.1, Eq. 5.1; §5.3.2]";
     s.summary = "online greedy progress-share fairness: lowest sum T*P / (W * sum H*P) first";
     s.params = common("fastest");
     register_policy(s, &make<SharePolicy::kProgress>);

@@ -416,7 +416,7 @@ class FreshDynamic : public Scheduler {
 
 void register_fresh_schedulers() {
   register_scheduler(
-      {"fresh_static", "", "FRESH-static, Algorithm 3.3.1 + Fair [Wang 2017, §3.3.1, Algorithm 3.3.1; Wang diss. §3.3.1]",
+      {"fresh_static", "", "FRESH-static, Algorithm 3.3.1 + Fair [Wang 2017, §3.3.1]",
        "offline fluid search for the map/reduce slot split minimising makespan, then Fair with admission control k",
        {k_param(),
         ParamSpec::choice("share", "set_size", {"set_size", "k"},
@@ -426,7 +426,7 @@ void register_fresh_schedulers() {
         fairness_param()}},
       [](const Params& p) { return std::make_unique<FreshStatic>(p); });
   register_scheduler(
-      {"fresh_dynamic", "", "FRESH-dynamic, Algorithms 3.3.2-3.3.4 and Theorem 3.3.1 [Wang 2017, §3.3.2.2–3.3.2.3; Wang diss. §3.3.2]",
+      {"fresh_dynamic", "", "FRESH-dynamic, Algorithms 3.3.2-3.3.4 and Theorem 3.3.1 [Wang 2017, §3.3.2]",
        "untyped slot pool typed on release by remaining map/reduce workload with look-ahead; tasks by overall fairness",
        {k_param(),
         ParamSpec::number("tau1", 0.8, 0, 1, "look-ahead starts when the job expected to leave M first has finished this fraction of its maps"),

@@ -1,7 +1,7 @@
 // Hadoop 1's own task schedulers on typed map/reduce slots, heartbeat-driven:
 //   fifo     — JobQueueTaskScheduler with its load-factor cap, local-first map assignment, at
-//              most one off-switch map and one reduce per heartbeat [Sagar & Moni 2015, Fig. 10, Lim et al. 2015, §4.2.2,
-//              Wang 2017, §2.4]
+//              most one off-switch map and one reduce per heartbeat [Sagar & Moni 2015, Fig. 10;
+//              Lim et al. 2015, §4.2.2; Wang 2017, §2.4]
 //   edf      — the same code with the job queue sorted by deadline (MRCP paper's EDF-Scheduler,
 //              Lim et al. 2015, §4.2: slowstart, load-factor cap, one reduce per heartbeat)
 //   edf_ideal — job-level EDF list scheduling with reduce gating, the sensitivity variant of
@@ -936,7 +936,7 @@ class CapacityScheduler : public Scheduler {
 
 void register_hadoop_schedulers() {
   register_scheduler(
-      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [Sagar & Moni 2015, Fig. 10, Lim et al. 2015, §4.2.2, Wang 2017, §2.4]; strict_locality: FIFO-S [Zhao et al. 2013, §5]",
+      {"fifo", "", "Hadoop 1.2.1 JobQueueTaskScheduler [Sagar & Moni 2015, Fig. 10; Lim et al. 2015, §4.2.2; Wang 2017, §2.4]; strict_locality: FIFO-S [Zhao et al. 2013, §5]",
        "FIFO job queue; local maps first, one off-switch map and one reduce per heartbeat, load-factor cap",
        {admission_param(),
         ParamSpec::boolean("load_factor_cap", true, "cap a node's usable slots by the cluster's remaining load factor"),

@@ -333,18 +333,18 @@ std::vector<ParamSpec> omo_params(const char* batch_scope = "reduce_started") {
 }  // namespace
 
 void register_omo_schedulers() {
-  register_scheduler({"omo", "", "OMO, Algorithm 4.3.3 (Lazy Start + Batch Finish + total-slot Fair) [Wang 2017, ch. 4; Wang diss. §4.3]",
+  register_scheduler({"omo", "", "OMO, Algorithm 4.3.3 (Lazy Start + Batch Finish + total-slot Fair) [Wang 2017, §4.3]",
                       "untyped slot pool; reduces start lazily from the slot-release rate, tail maps finish in a batch",
                       omo_params()},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, true, true); });
-  register_scheduler({"omo_lazy_start", "", "OMO with Lazy Start only (Alg. 4.3.1) [Wang 2017, §4.3.2; Wang diss. §4.3.2]",
+  register_scheduler({"omo_lazy_start", "", "OMO with Lazy Start only (Alg. 4.3.1) [Wang 2017, §4.3.2]",
                       "untyped slot pool; reduces start lazily, otherwise total-slot Fair", omo_params()},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, true, false); });
-  register_scheduler({"omo_batch_finish", "", "OMO with Batch Finish only (Alg. 4.3.2) [Wang 2017, §4.3.3; Wang diss. §4.3.3]",
+  register_scheduler({"omo_batch_finish", "", "OMO with Batch Finish only (Alg. 4.3.2) [Wang 2017, §4.3.3]",
                       "untyped slot pool; reduces after the map phase (slowstart 1), tail maps in a batch", omo_params("last_wave")},
                      [](const Params& p) { return std::make_unique<OmoScheduler>(p, false, true); });
   register_scheduler(
-      {"fair_total", "", "Fair on total (map + reduce) slots of a dynamic pool [Wang 2017, §2.4; §4.3.4, Algorithm 4.3.3; Wang diss. §4.4.1]",
+      {"fair_total", "", "Fair on total (map + reduce) slots of a dynamic pool [Wang 2017, §4.3.4, Algorithm 4.3.3; §4.4.1]",
        "untyped slot pool to the job holding the fewest slots; reduces gated by the engine's slowstart",
        {ParamSpec::integer("k", 0, 0, 1000000, "admission control: at most k jobs in map phase and k in reduce phase (0 = no limit)"),
         ParamSpec::choice("prefer", "reduce", {"reduce", "map"},

@@ -197,7 +197,7 @@ class YarnScheduler : public Scheduler {
 
 void register_yarn_schedulers() {
   register_scheduler(
-      {"yarn", "", "Hadoop 2 YARN with MapReduce's reduce ramp-up [Wang 2017, §2.4; §4.4; Wang diss. §2.3, §4.4.3.3]",
+      {"yarn", "", "Hadoop 2 YARN with MapReduce's reduce ramp-up [Wang 2017, §2.3, §4.4.3.3]",
        "<vcores, memory> containers, no typed slots; reduce requests ramped by slowstart and maxReduceRampupLimit",
        {ParamSpec::choice("ordering", "capacity", {"capacity", "fair"},
                           "ResourceManager order over jobs: CapacityScheduler's single queue in submission order (default) "
