@@ -1,7 +1,6 @@
 """Shared fixtures and invariant checks for the Python test suite."""
 from __future__ import annotations
 
-import os
 import pathlib
 
 import numpy as np
@@ -15,10 +14,11 @@ MISSING_TRACE = "trace sample missing"
 
 
 def traces_dir() -> pathlib.Path | None:
-    """The shared real-trace samples: $SCHEDLAB_TRACES when set (and only it), else
-    ../shared/traces beside the repo."""
-    env = os.environ.get("SCHEDLAB_TRACES")
-    for cand in [pathlib.Path(env)] if env else [REPO.parent / "shared" / "traces"]:
+    """The shared real-trace samples: the traces folder when one is set ($SCHEDLAB_TRACES, or
+    'schedlab config set traces FOLDER'; and only it), else ../shared/traces beside the repo."""
+    from schedlab.core import config
+    chosen = config.get("traces").value
+    for cand in [pathlib.Path(chosen)] if chosen else [REPO.parent / "shared" / "traces"]:
         if cand.is_dir():
             return cand
     return None

@@ -21,8 +21,8 @@ def cmd_list(args) -> int:
     df = pd.DataFrame(rows).sort_values(["kind", "name"], ascending=[False, True])
     with pd.option_context("display.width", 250, "display.max_colwidth", 100):
         print(df.to_string(index=False))
-    print(f"\nDownloads go to {dl.cache_dir()} (set SCHEDLAB_CACHE to change it); files already under "
-          f"SCHEDLAB_TRACES ({dl.traces_dir() or 'not set'}) are used in place. "
+    print(f"\nDownloads go to {dl.cache_dir()} ('schedlab config set cache FOLDER' changes it); files already under "
+          f"the traces folder ({dl.traces_dir() or 'not set'}; 'schedlab config set traces FOLDER') are used in place. "
           "Get one with 'schedlab datasets get NAME'; use any name as 'schedlab run --trace NAME'.",
           file=sys.stderr if args.quiet else sys.stdout)
     return 0
@@ -54,8 +54,8 @@ def add_command(sub):
     p = sub.add_parser("datasets", help="list the datasets, download public traces by name",
                        description="Shipped datasets and public traces (Hawk/Eagle Yahoo and Google 2011 "
                                    "sub-traces, SWIM Facebook, Alibaba 2017) known by name; a download is "
-                                   "checked against its SHA-256 and kept in the cache ($SCHEDLAB_CACHE, "
-                                   "default ~/.cache/schedlab). Files under $SCHEDLAB_TRACES are used in place.")
+                                   "checked against its SHA-256 and kept in the cache (default ~/.cache/schedlab). Files under the traces folder "
+                                   "are used in place. Both are set with 'schedlab config'.")
     dsub = p.add_subparsers(dest="datasets_command", metavar="action", parser_class=Parser)
     dsub.required = True
     ls = dsub.add_parser("list", help="every dataset, and where a downloaded one is")

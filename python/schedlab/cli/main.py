@@ -1,5 +1,5 @@
 """The ``schedlab`` command line: ``run``, ``demo``, ``schedulers``, ``datasets``, ``sweep``,
-``replay`` (and ``reproduce`` when installed).
+``replay``, ``config`` (and ``reproduce`` when installed).
 
 Every user error ends the command with one line on stderr, ``schedlab: error: ...``, and exit
 code 2; an interrupted command (Ctrl-C) prints one line and exits with 130. A command's results
@@ -38,7 +38,7 @@ METRICS = {
 
 # the command modules beside this one that add a subcommand through add_command(subparsers);
 # an optional one missing from this installation is left out
-COMMAND_MODULES = ["datasets", "sweep", "replay", "reproduce"]
+COMMAND_MODULES = ["datasets", "config", "sweep", "replay", "reproduce"]
 
 # files the run command writes, by suffix
 TABLE_SUFFIXES = {".csv": "CSV", ".tsv": "tab-separated text", ".parquet": "Parquet (needs pyarrow)",

@@ -5,7 +5,7 @@ is also checked): ``simulate(..., progress=True)`` shows a tqdm bar with the eve
 events per second and the simulated time; runs shorter than 2^20 events show nothing.
 
 Whether a bar is shown when ``progress`` is not given: ``$SCHEDLAB_PROGRESS`` (``1`` on, ``0``
-off) when set, else on in an interactive terminal or a notebook, off in scripts, pipes and worker
+off) when set, else ``progress`` in the configuration file (:mod:`schedlab.core.config`), else on in an interactive terminal or a notebook, off in scripts, pipes and worker
 threads.
 """
 from __future__ import annotations
@@ -20,9 +20,10 @@ def enabled(progress=None) -> bool:
     whether the program runs interactively (a terminal on stderr or a notebook) on the main thread."""
     if progress is not None:
         return bool(progress)
-    env = os.environ.get("SCHEDLAB_PROGRESS")
-    if env is not None and env.strip():
-        return env.strip().lower() not in ("0", "false", "no", "off")
+    from .config import get
+    chosen = get("progress").value
+    if chosen is not None:
+        return chosen
     if threading.current_thread() is not threading.main_thread():
         return False
     if "ipykernel" in sys.modules:

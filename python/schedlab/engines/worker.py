@@ -126,15 +126,8 @@ def short_wait_series(result, window: float = 60.0) -> pd.DataFrame:
 
 
 def _google_sample_path():
-    import os
-    import pathlib
-    env = os.environ.get("SCHEDLAB_TRACES")
-    here = pathlib.Path(__file__).resolve()
-    for cand in ([pathlib.Path(env)] if env else []) + [p / "shared" / "traces" for p in here.parents]:
-        f = cand / "hawk_eagle" / "GOOG_subtrace.tr"
-        if f.exists():
-            return f
-    return None
+    from ..workloads.download import find_sample
+    return find_sample("hawk_eagle/GOOG_subtrace.tr")
 
 
 def google_scale(jobs: int = 500_000, seed: int = 0, sample=None, span: float | None = 29 * 86400.0,
@@ -155,7 +148,7 @@ def google_scale(jobs: int = 500_000, seed: int = 0, sample=None, span: float | 
         sample = _google_sample_path()
         if sample is None:
             raise ValueError("google_scale: the Google sample GOOG_subtrace.tr was not found; pass sample=path "
-                             "or set SCHEDLAB_TRACES")
+                             "or set SCHEDLAB_TRACES ('schedlab config set traces FOLDER')")
     if not isinstance(sample, Workload):
         sample = read_trace(sample, tie_offset=0.0)
     j, t = sample.native().columns()

@@ -368,22 +368,20 @@ def dice_params(trace: str) -> dict:
 
 # ---------------------------------------------------------------------------------- claims
 # Experiment functions of claims/zhou2019.toml (see schedlab.papers.claims). The Hawk/Eagle trace
-# samples are read from $SCHEDLAB_TRACES or ../shared/traces (never shipped); without them the
+# samples are read from the traces folder or ../shared/traces (never shipped); without them the
 # hybrid claims raise FileNotFoundError and their tests skip.
 import functools  # noqa: E402
-import os  # noqa: E402
 
 from .claims import Measured  # noqa: E402
 
 
 def _trace(name):
-    env = os.environ.get("SCHEDLAB_TRACES")
-    here = pathlib.Path(__file__).resolve()
-    for base in ([pathlib.Path(env)] if env else []) + [p / "shared" / "traces" for p in here.parents[:6]] + \
-            [pathlib.Path.cwd().parent / "shared" / "traces", pathlib.Path("/work/shared/traces")]:
-        if (base / "hawk_eagle" / name).exists():
-            return base / "hawk_eagle" / name
-    raise FileNotFoundError(f"the Hawk/Eagle trace sample {name} is not present (set SCHEDLAB_TRACES)")
+    from ..workloads.download import find_sample
+    path = find_sample(f"hawk_eagle/{name}")
+    if path is None:
+        raise FileNotFoundError(f"the Hawk/Eagle trace sample {name} is not present (set SCHEDLAB_TRACES or "
+                                "'schedlab config set traces FOLDER')")
+    return pathlib.Path(path)
 
 
 HYBRID_WORKERS = {"yahoo": {"small": (3000,), "full": (3000, 3500, 4000, 5000, 6000)},

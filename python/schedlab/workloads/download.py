@@ -5,11 +5,11 @@
 
 Where files are looked for and kept:
 
-* ``$SCHEDLAB_TRACES``: a folder of trace files laid out as ``MIRROR/alibaba2017/batch_task.csv``,
+* ``$SCHEDLAB_TRACES`` (or ``traces`` in the configuration file, :mod:`schedlab.core.config`): a folder of trace files laid out as ``MIRROR/alibaba2017/batch_task.csv``,
   ``MIRROR/swim/FB-2009_samples_24_times_1hr_0.tsv``, ``MIRROR/hawk_eagle/YH1_sub.tr``, ... (the
   ``path`` column of ``available()``); a file found there with the right checksum is used in place,
   nothing is downloaded or copied.
-* the cache: ``$SCHEDLAB_CACHE``, else ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab``;
+* the cache: ``$SCHEDLAB_CACHE`` (or ``cache`` in the configuration file), else ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab``;
   a downloaded file is kept at ``CACHE/NAME/FILENAME``.
 
 Without internet access, place the file by hand at either place (the error of a failed download
@@ -17,7 +17,7 @@ says where, with the expected SHA-256). A file is downloaded to a temporary name
 then renamed into place, so the cache never holds a partial or corrupt file; a cached file is
 checked again each time it is used (``verify=False`` skips that for very large files).
 
-``mirror=`` (or ``$SCHEDLAB_MIRROR``) replaces the public address by a mirror with the layout of
+``mirror=`` (or ``$SCHEDLAB_MIRROR``, or ``mirror`` in the configuration file) replaces the public address by a mirror with the layout of
 ``shared/traces`` (``MIRROR/alibaba2017/batch_task.csv``, ...): an ``http(s)://`` or ``file://``
 URL or a plain folder. :func:`schedlab.datasets.register_remote` adds further traces.
 """
@@ -30,6 +30,8 @@ import tempfile
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
+
+from ..core import config
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,10 @@ REMOTES: dict = {}
 
 
 def cache_dir(path=None, create: bool = False) -> str:
-    """The download cache folder: ``path``, else ``$SCHEDLAB_CACHE``, else
-    ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab`` (created only with ``create``)."""
-    d = path or os.environ.get("SCHEDLAB_CACHE") or os.path.join(
+    """The download cache folder: ``path``, else ``$SCHEDLAB_CACHE``, else the configuration
+    file's ``cache``, else ``$XDG_CACHE_HOME/schedlab``, else ``~/.cache/schedlab`` (created only
+    with ``create``)."""
+    d = path or config.get("cache").value or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "schedlab")
     d = os.path.abspath(os.path.expanduser(os.fspath(d)))
     if create:
@@ -63,9 +66,29 @@ def cache_dir(path=None, create: bool = False) -> str:
 
 
 def traces_dir():
-    """``$SCHEDLAB_TRACES`` when it names a folder, else None."""
-    d = os.environ.get("SCHEDLAB_TRACES")
+    """``$SCHEDLAB_TRACES`` (else the configuration file's ``traces``) when it names a folder,
+    else None."""
+    d = config.get("traces").value
     return os.path.abspath(os.path.expanduser(d)) if d and os.path.isdir(os.path.expanduser(d)) else None
+
+
+def find_sample(relpath: str):
+    """A trace file by its path in the traces layout (``hawk_eagle/GOOG_subtrace.tr``): under the
+    traces folder (``$SCHEDLAB_TRACES`` or the configuration file's ``traces``) when one is set,
+    else in a ``shared/traces`` folder beside a source checkout (a parent of the package or of the
+    working directory); None when absent."""
+    here = traces_dir()
+    if here:
+        bases = [here]
+    else:
+        import pathlib
+        parents = list(pathlib.Path(__file__).resolve().parents) + [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]
+        bases = [p / "shared" / "traces" for p in parents]
+    for base in bases:
+        p = os.path.join(base, relpath)
+        if os.path.isfile(p):
+            return p
+    return None
 
 
 def local_copy(name: str, verify: bool = True):
@@ -92,7 +115,7 @@ def sha256_of(path, chunk=1 << 20) -> str:
 
 
 def _source_url(remote: Remote, mirror) -> str:
-    mirror = mirror or os.environ.get("SCHEDLAB_MIRROR")
+    mirror = mirror or config.get("mirror").value
     if not mirror:
         return remote.url
     mirror = os.fspath(mirror)
@@ -182,7 +205,7 @@ def download(name: str, *, mirror=None, cache_dir=None, verify: bool = True, for
     documentation). ``force`` downloads again. A failed download keeps nothing and raises
     ``ConnectionError`` saying where to place the file by hand."""
     r = _remote(name)
-    if not force and mirror is None and cache_dir is None and not os.environ.get("SCHEDLAB_MIRROR"):
+    if not force and mirror is None and cache_dir is None and not config.get("mirror").value:
         here = traces_dir()
         if here and os.path.isfile(os.path.join(here, r.path)):
             p = os.path.join(here, r.path)
