@@ -80,6 +80,8 @@ void bind_python_scheduler(pybind11::module_& m);
 void bind_python_policies(pybind11::module_& m);
 // Defined in gym.cpp: the MapReduce engine paused at decisions (schedlab.gym).
 void bind_gym(pybind11::module_& m);
+// Defined in gym_worker.cpp: the worker engine paused at decisions (schedlab.gym).
+void bind_gym_worker(pybind11::module_& m);
 // Defined in harness.cpp: the scheduler harness.
 void bind_harness(pybind11::module_& m);
 

@@ -302,5 +302,6 @@ PYBIND11_MODULE(_core, m) {
   schedlab::bindings::bind_python_scheduler(m);
   schedlab::bindings::bind_python_policies(m);
   schedlab::bindings::bind_gym(m);
+  schedlab::bindings::bind_gym_worker(m);
   schedlab::bindings::bind_harness(m);
 }

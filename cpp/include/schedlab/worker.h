@@ -136,11 +136,24 @@ class Scheduler {
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const Params&)>;
 void register_scheduler(SchedulerInfo info, SchedulerFactory factory);
+// A built-in worker-engine scheduler by name, with parameters checked (tests, environments).
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const ParamValues& given);
 
 class Sim {
  public:
   Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler, const Options& options, uint64_t seed);
   SimResult run();
+
+  // ---- stepping (reinforcement-learning environments: schedlab.gym) ----
+  // start() once; then resume() runs events as run() does until a scheduler callback calls
+  // pause() (it returns true once that event is fully processed, the clock at its time: the
+  // caller may act, e.g. send_probes() or kick(), before resuming) or the run is over (false: no
+  // event left, every job finished, or time_limit reached). collect() returns the results so far
+  // (the scheduler's finish() is called each time). run() itself ignores pause().
+  void start();
+  void pause() { pause_ = true; }
+  bool resume();
+  SimResult collect();
 
   // ---- reading state ----
   double now() const { return now_; }
@@ -177,6 +190,7 @@ class Sim {
   int32_t att_worker(int64_t a) const { return node_first_worker_[res_.att_node[a]] + res_.att_slot[a]; }
   Random& rng() { return rng_; }
   uint64_t events_processed() const { return events_; }
+  int64_t busy_workers() const { return busy_short_ + busy_general_; }  // slots taken now
 
   // ---- acting ----
   // Sends one probe of `job` to each of targets[0..n) (repeats allowed), arriving after `delay`.
@@ -215,6 +229,8 @@ class Sim {
   void free_slot(int32_t w);
   void task_end(int32_t w, int64_t a);
   void deliver(int32_t d);
+  bool loop();  // runs events; true if a scheduler paused (stepping), false once the run is over
+  SimResult finish_result(SimResult r, bool last);
   void set_busy(int32_t w, bool busy);
   void close_window();
   int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
@@ -231,6 +247,8 @@ class Sim {
   Random rng_;
   double now_ = 0;
   uint64_t events_ = 0;
+  size_t next_job_ = 0;
+  bool started_ = false, stepping_ = false, pause_ = false, stepped_out_ = false;
 
   int32_t first_general_ = 0;
   std::vector<int32_t> worker_node_, worker_slot_, node_first_worker_;

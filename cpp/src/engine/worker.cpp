@@ -71,6 +71,14 @@ void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
   schedlab::register_scheduler(std::move(info));
 }
 
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const ParamValues& given) {
+  const SchedulerInfo& info = find_scheduler(name);
+  auto it = factories().find(info.name);
+  if (info.engine != "worker" || it == factories().end())
+    throw std::invalid_argument("scheduler '" + name + "' does not run on the worker engine");
+  return it->second(Params(info.name, info.params, given));
+}
+
 void register_engine() {
   EngineInfo e;
   e.name = "worker";
@@ -518,10 +526,11 @@ void Sim::close_window() {
   busy_int_short_ = busy_int_general_ = 0;
 }
 
-SimResult Sim::run() {
+void Sim::start() {
+  if (started_) throw std::logic_error("worker engine: simulation already started");
+  started_ = true;
   sched_.init(*this);
   const size_t nj = wl_.n_jobs();
-  size_t next_job = 0;
   if (nj > 0) {
     q_.push_ordered(submit_[0], kRankArrival, kArrival);
     if (opt_.window > 0) {
@@ -530,6 +539,28 @@ SimResult Sim::run() {
       q_.push_ordered(win_start_ + opt_.window, kRankTimer, kWindow);
     }
   }
+}
+
+SimResult Sim::run() {
+  start();
+  loop();
+  return finish_result(std::move(res_), true);
+}
+
+bool Sim::resume() {
+  if (!started_) throw std::logic_error("worker engine: resume() before start()");
+  if (stepped_out_) return false;
+  stepping_ = true;
+  pause_ = false;
+  if (loop()) return true;
+  stepped_out_ = true;
+  return false;
+}
+
+SimResult Sim::collect() { return finish_result(res_, false); }
+
+bool Sim::loop() {
+  const size_t nj = wl_.n_jobs();
   while (!q_.empty() && unfinished_ > 0) {
     const Event e = q_.pop();
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
@@ -538,8 +569,8 @@ SimResult Sim::run() {
     poll_interrupt(events_, now_);
     switch (e.kind) {
       case kArrival: {
-        const int32_t j = static_cast<int32_t>(next_job++);
-        if (next_job < nj) q_.push_ordered(submit_[next_job], kRankArrival, kArrival);
+        const int32_t j = static_cast<int32_t>(next_job_++);
+        if (next_job_ < nj) q_.push_ordered(submit_[next_job_], kRankArrival, kArrival);
         sched_.on_job_arrival(*this, j);
         break;
       }
@@ -572,9 +603,19 @@ SimResult Sim::run() {
         break;
       }
     }
+    if (pause_ && stepping_) {
+      pause_ = false;
+      return true;
+    }
   }
+  pause_ = false;
+  return false;
+}
 
-  SimResult r = std::move(res_);
+// The results of the run so far, from the attempt columns `r` (moved out of res_ by run(), a copy
+// for collect(); `last`: the series move into the result too).
+SimResult Sim::finish_result(SimResult r, bool last) {
+  const size_t nj = wl_.n_jobs();
   auto& cls = r.job_extra["class"];
   auto& est = r.job_extra["est_task_duration"];
   cls.resize(nj);
@@ -608,7 +649,8 @@ SimResult Sim::run() {
   r.events = events_;
   r.end_time = now_;
   sched_.finish(*this, r);
-  r.series.merge(series_);
+  if (last) r.series.merge(series_);
+  else r.series.insert(series_.begin(), series_.end());
   return r;
 }
 

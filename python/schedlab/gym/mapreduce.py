@@ -29,10 +29,9 @@ REWARDS = ("flowtime", "slowdown", "late")
 class _EpisodeScheduler:
     """Stands for the agent in a :class:`schedlab.Result` of an episode."""
 
-    engine = "mapreduce"
-
-    def __init__(self, label):
+    def __init__(self, label, engine="mapreduce"):
         self.label = self.name = label
+        self.engine = engine
 
     def resolved(self):
         return {}
