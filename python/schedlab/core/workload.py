@@ -98,33 +98,7 @@ class Workload:
         time are ordered parents first."""
         if not isinstance(jobs, pd.DataFrame) or not isinstance(tasks, pd.DataFrame):
             _fail(source, "jobs and tasks must be pandas DataFrames")
-        for col in ("job_id", "submit_time"):
-            if col not in jobs:
-                _fail(source, f"jobs table has no '{col}' column (have {list(jobs.columns)})")
-        for col in ("job_id", "work"):
-            if col not in tasks:
-                _fail(source, f"tasks table has no '{col}' column (have {list(tasks.columns)})")
-        if len(jobs) == 0:
-            _fail(source, "the workload has no jobs")
-        _check_ids(jobs["job_id"], "jobs 'job_id'", source)
-        _check_ids(tasks["job_id"], "tasks 'job_id'", source)
-        if jobs["job_id"].duplicated().any():
-            dup = jobs["job_id"][jobs["job_id"].duplicated()].iloc[0]
-            _fail(source, f"job_id {dup!r} appears more than once in the jobs table")
-
-        submit = pd.to_numeric(jobs["submit_time"], errors="coerce").to_numpy(np.float64)
-        bad = ~np.isfinite(submit) | (submit < 0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'submit_time' must be a number >= 0, "
-                          f"got {_label(jobs['submit_time'].iloc[i])!r}")
-        edges = _edges(jobs, dependencies, submit, source)
-        if edges is None:
-            order = np.argsort(submit, kind="stable")
-        else:
-            order = np.lexsort((_levels(jobs, *edges, source), submit))  # parents before children
-        jobs = jobs.iloc[order].reset_index(drop=True)
-        submit = submit[order]
+        jobs, order, submit, edges = _order_jobs(jobs, dependencies, source, tasks)
         job_index = pd.Index(jobs["job_id"])
 
         tj = job_index.get_indexer(tasks["job_id"])
@@ -175,6 +149,66 @@ class Workload:
         if rep is not None:
             tcols["replica_begin"], tcols["replica_node"] = rep
 
+        return cls._build(jobs, order, submit, edges, tcols, name, source)
+
+    @classmethod
+    def from_job_blocks(cls, jobs: pd.DataFrame, n_tasks, tasks: dict, *, n_maps=None,
+                        dependencies: pd.DataFrame | None = None, name="workload", source="from_job_blocks"):
+        """Builds a workload from a job table and task columns already grouped by job, without a
+        task table: job ``i`` (row ``i`` of ``jobs``) owns the next ``n_tasks[i]`` entries of every
+        array in ``tasks`` (``work`` required; ``estimate``, ``input_bytes``, ``output_bytes``,
+        ``vcores``, ``memory`` optional), its first ``n_maps[i]`` being map tasks and the rest
+        reduce tasks (default: all maps). The same workload as :meth:`from_frames` given the
+        equivalent task table (jobs ordered by submit time, a job's tasks kept in their order),
+        for trace readers that derive millions of tasks: no Python object and no sort per task.
+        ``dependencies``: as in :meth:`from_frames`."""
+        ids = jobs["job_id"].to_numpy() if isinstance(jobs, pd.DataFrame) and "job_id" in jobs else None
+        jobs, order, submit, edges = _order_jobs(jobs, dependencies, source)
+        counts = np.asarray(n_tasks, dtype=np.int64)
+        maps = counts if n_maps is None else np.asarray(n_maps, dtype=np.int64)
+        if counts.shape != (len(order),) or maps.shape != counts.shape:
+            _fail(source, f"n_tasks and n_maps must hold one count per job ({len(order)})")
+        if (counts <= 0).any() or (maps < 0).any() or (maps > counts).any():
+            i = int(np.argmax((counts <= 0) | (maps < 0) | (maps > counts)))
+            _fail(source, f"job_id {_label(jobs['job_id'].iloc[int(np.argmax(order == i))])!r} has {counts[i]} tasks "
+                          f"({maps[i]} maps); a job needs at least one task")
+        total = int(counts.sum())
+        cols = {}
+        for col in ("work", "estimate", "input_bytes", "output_bytes", "vcores", "memory"):
+            if col in tasks:
+                v = np.asarray(tasks[col], dtype=np.float64)
+                if v.shape != (total,):
+                    _fail(source, f"task column '{col}' has {len(v)} entries; the jobs' counts add up to {total}")
+                cols[col] = v
+        if "work" not in cols:
+            _fail(source, "task column 'work' is required")
+        ends = np.cumsum(counts)
+        for col, v in cols.items():
+            positive = col in ("vcores", "memory")
+            bad = ~np.isfinite(v) | (v <= 0 if positive else v < 0)
+            if bad.any():
+                k = int(np.argmax(bad))
+                i = int(np.searchsorted(ends, k, side="right"))  # the job row owning entry k
+                _fail(source, f"task column '{col}' entry {k} (job_id {_label(ids[i])!r}): must be a "
+                              f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
+                              f"got {float(v[k])!r}")
+        starts = (ends - counts)[order]  # where each job's block begins in the given arrays
+        counts, maps = counts[order], maps[order]
+        if (order != np.arange(len(order))).any():  # gather each job's block in the new job order
+            gather = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+            cols = {k: v[gather] for k, v in cols.items()}
+        n = len(order)
+        tcols = {"job": np.repeat(np.arange(n, dtype=np.int32), counts),
+                 # maps then reduces of each job: 0 repeated n_maps times, 1 repeated n_reduces times
+                 "stage": np.repeat(np.tile(np.array([0, 1], np.uint8), n), np.stack([maps, counts - maps], 1).ravel()),
+                 **cols}
+        return cls._build(jobs, order, submit, edges, tcols, name, source)
+
+    @classmethod
+    def _build(cls, jobs, order, submit, edges, tcols, name, source):
+        """The job columns (labels, weights, deadlines, constraints, dependencies, DAGs) of jobs
+        already in their dense order, and the native workload with the task columns ``tcols``."""
+        job_index = pd.Index(jobs["job_id"])
         jcols = {"submit_time": submit}
         user_labels = queue_labels = None
         for col in ("user", "queue"):
@@ -416,6 +450,42 @@ def _check_ids(values, what, source):
         i = int(np.argmax(bad))
         _fail(source, f"{what} row {i}: {_label(values.iloc[i])!r} is not a valid job id; expected a number, a string "
                       f"or another hashable value")
+
+
+def _order_jobs(jobs: pd.DataFrame, dependencies, source, tasks: pd.DataFrame | None = None):
+    """Checks the job table (and the task table's required columns and ids, when given) and
+    orders the jobs by submit time, parents before children. Returns (ordered jobs, the order as
+    row positions of the given table, ordered submit times, dependency edges or None)."""
+    if not isinstance(jobs, pd.DataFrame):
+        _fail(source, "jobs must be a pandas DataFrame")
+    for col in ("job_id", "submit_time"):
+        if col not in jobs:
+            _fail(source, f"jobs table has no '{col}' column (have {list(jobs.columns)})")
+    if tasks is not None:
+        for col in ("job_id", "work"):
+            if col not in tasks:
+                _fail(source, f"tasks table has no '{col}' column (have {list(tasks.columns)})")
+    if len(jobs) == 0:
+        _fail(source, "the workload has no jobs")
+    _check_ids(jobs["job_id"], "jobs 'job_id'", source)
+    if tasks is not None:
+        _check_ids(tasks["job_id"], "tasks 'job_id'", source)
+    if jobs["job_id"].duplicated().any():
+        dup = jobs["job_id"][jobs["job_id"].duplicated()].iloc[0]
+        _fail(source, f"job_id {dup!r} appears more than once in the jobs table")
+
+    submit = pd.to_numeric(jobs["submit_time"], errors="coerce").to_numpy(np.float64)
+    bad = ~np.isfinite(submit) | (submit < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'submit_time' must be a number >= 0, "
+                      f"got {_label(jobs['submit_time'].iloc[i])!r}")
+    edges = _edges(jobs, dependencies, submit, source)
+    if edges is None:
+        order = np.argsort(submit, kind="stable")
+    else:
+        order = np.lexsort((_levels(jobs, *edges, source), submit))  # parents before children
+    return jobs.iloc[order].reset_index(drop=True), order, submit[order], edges
 
 
 def _edges(jobs: pd.DataFrame, dependencies, submit, source):

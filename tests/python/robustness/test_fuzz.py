@@ -164,6 +164,49 @@ def test_fuzz_reader(fmt, tmp_path_factory):
     run()
 
 
+
+def read_both(fmt, path):
+    """The reader's outcome with its whole-block parser and with the line-by-line reading alone:
+    a workload's fingerprint and tables, or the error's type and message."""
+    from schedlab.workloads.traces import _text
+
+    def attempt():
+        try:
+            w = sl.read_trace(path, format=fmt)
+        except ValueError as e:
+            return type(e).__name__, str(e)
+        return w.fingerprint(), w.jobs, w.tasks
+
+    fast = attempt()
+    _text.FAST = False
+    try:
+        slow = attempt()
+    finally:
+        _text.FAST = True
+    return fast, slow
+
+
+@pytest.mark.parametrize("fmt", ["tr", "swf", "google2011", "alibaba2017", "alibaba2018"])
+def test_fuzz_whole_block_parsers_agree_with_line_by_line(fmt, tmp_path_factory):
+    """Readers parse a file in blocks (NumPy, pyarrow) and read it line by line only when a line
+    needs a closer look: on any input both give the same workload or the same error."""
+    @fuzz(100)
+    @given(mutated(fmt))
+    def run(case):
+        data, gz = case
+        path = tmp_path_factory.mktemp("fuzz") / ("t" + SUFFIX[fmt] + (".gz" if gz else ""))
+        path.write_bytes(data)
+        fast, slow = read_both(fmt, path)
+        assert fast[0] == slow[0], (fast, slow)  # the fingerprint, or the error's type
+        assert fast[1:] == slow[1:] if isinstance(fast[1], str) else True
+        if not isinstance(fast[1], str):
+            pd.testing.assert_frame_equal(fast[1], slow[1])
+            pd.testing.assert_frame_equal(fast[2], slow[2])
+        OUTCOMES[f"fast reader {fmt}"]["same workload" if not isinstance(fast[1], str) else "same error"] += 1
+
+    run()
+
+
 # ------------------------------------------------------------------------------- from_frames
 ODD = st.one_of(st.integers(-2**64, 2**64), st.floats(), st.none(), st.text(max_size=3), st.booleans(),
                 st.lists(st.integers(-3, 5), max_size=3), st.sampled_from([float("nan"), np.inf, -1, 0, 1, 2**31]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from ...core import progress as _progress
+from . import _text
 from .swim import read_swim
 from .tr import read_tr
 
@@ -24,10 +25,16 @@ def register_reader(name: str, reader, suffixes=()):
         SUFFIXES[s] = name
 
 
+#: files at least this large show a progress bar while read (when progress is on)
+PROGRESS_MIN_BYTES = 16 * 2**20
+
+
 def read_trace(path, format: str | None = None, *, progress=None, **options):
     """Reads a workload trace. ``format`` is one of ``schedlab.traces.READERS`` (default: from the
-    file's suffix); ``options`` go to that format's reader. ``progress``: a status bar while a
-    file of more than 16 MB is read (``None``: when interactive, see :mod:`schedlab.core.progress`)."""
+    file's suffix); ``options`` go to that format's reader. ``progress``: a bar of the bytes
+    parsed while a file (or folder of files) of more than 16 MB is read, fed as the reader
+    goes; ``None``: on when interactive or ``$SCHEDLAB_PROGRESS`` says so, as for
+    :func:`schedlab.simulate` (see :mod:`schedlab.core.progress`)."""
     path = os.fspath(path)
     if format is None:
         ext = os.path.splitext(path)[1].lower()
@@ -39,17 +46,24 @@ def read_trace(path, format: str | None = None, *, progress=None, **options):
         raise ValueError(f"{path}: unknown trace format {format!r}; known: {sorted(READERS)}")
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such trace file")
-    size = os.path.getsize(path)
-    if size > 16 * 2**20 and _progress.enabled(progress):
-        bar = _progress.bar(total=size, desc=f"reading {os.path.basename(path)}", unit="B", unit_scale=True,
-                            leave=False)
+    size = _size(path)
+    if size >= PROGRESS_MIN_BYTES and _progress.enabled(progress):
+        bar = _progress.bar(total=size, desc=f"reading {os.path.basename(os.path.normpath(path))}", unit="B",
+                            unit_scale=True, leave=False)
         try:
-            workload = READERS[format](path, **options)
-            bar.update(size)
+            with _text.progress_feed(bar) as feed:
+                workload = READERS[format](path, **options)
+            feed.finish()  # readers that do not report
         finally:
             bar.close()
         return workload
     return READERS[format](path, **options)
+
+
+def _size(path):
+    if os.path.isdir(path):
+        return sum(e.stat().st_size for e in os.scandir(path) if e.is_file())
+    return os.path.getsize(path)
 
 
 # further formats register themselves through register_reader

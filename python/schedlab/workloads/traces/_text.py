@@ -2,9 +2,12 @@
 their numbers, and errors that name the file and line."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import math
 import os
+import re
 import zlib
 
 import numpy as np
@@ -15,9 +18,62 @@ MAX_TASKS = 2**31 - 1  # the engines number tasks with 32-bit integers
 INT64 = (-2**63, 2**63 - 1)  # integer fields are held in 64-bit columns
 
 
-def read_lines(path):
-    """Yields (line number, text) of a plain or ``.gz`` file; CRLF endings and a missing final
-    newline are accepted; undecodable bytes are replaced."""
+# The bar of the trace being read (set by read_trace, one per thread or task): readers report the
+# bytes they have parsed through advance(), so the bar moves while a large file is parsed.
+_FEED: contextvars.ContextVar = contextvars.ContextVar("schedlab_trace_progress", default=None)
+
+
+class ProgressFeed:
+    """Bytes parsed so far of the trace being read (one file or several), shown on a tqdm bar
+    (see read_trace) whose total is the files' size on disk: each file read through read_bytes
+    becomes a part of the bar, its size replaced by that of its data (a ``.gz`` file's
+    uncompressed size) once read."""
+
+    def __init__(self, bar):
+        self.bar = bar
+        self.base = 0  # bytes of the parts before the current one
+        self.done = 0  # position of the bar
+
+    def begin_part(self, size_on_disk, size):
+        self.base = self.done
+        if size != size_on_disk:
+            self.bar.total = max(int(self.bar.total or 0) + size - size_on_disk, self.done + size)
+            self.bar.refresh()
+
+    def advance_to(self, done):
+        """The reader has parsed ``done`` bytes of the current part's data."""
+        pos = min(self.base + int(done), int(self.bar.total or 0))
+        if pos > self.done:
+            self.bar.update(pos - self.done)
+            self.done = pos
+
+    def finish(self):
+        if self.bar.total and self.done < self.bar.total:
+            self.bar.update(self.bar.total - self.done)
+            self.done = int(self.bar.total)
+
+
+@contextlib.contextmanager
+def progress_feed(bar):
+    feed = ProgressFeed(bar)
+    token = _FEED.set(feed)
+    try:
+        yield feed
+    finally:
+        _FEED.reset(token)
+
+
+def advance_to(done):
+    """Reports progress of the trace being read: ``done`` bytes of the current file's data
+    parsed (no-op when no bar is shown)."""
+    feed = _FEED.get()
+    if feed is not None:
+        feed.advance_to(done)
+
+
+def read_bytes(path) -> bytes:
+    """The whole content of a plain or ``.gz`` file; a corrupt ``.gz`` is a ValueError naming
+    the file. Starts the file's part of the progress bar."""
     path = os.fspath(path)
     if path.endswith(".gz"):
         try:
@@ -29,8 +85,97 @@ def read_lines(path):
     else:
         with open(path, "rb") as f:
             data = f.read()
+    feed = _FEED.get()
+    if feed is not None:
+        feed.begin_part(os.path.getsize(path), len(data))
+    return data
+
+
+#: bytes parsed between two reports to the progress bar
+REPORT_BYTES = 1 << 20
+
+
+def read_lines(path, data: bytes | None = None):
+    """Yields (line number, text) of a plain or ``.gz`` file (or of its ``data`` when already
+    read); CRLF endings and a missing final newline are accepted; undecodable bytes are
+    replaced. Reports the bytes parsed to the progress bar of read_trace."""
+    if data is None:
+        data = read_bytes(path)
+    total, done, next_report = len(data), 0, REPORT_BYTES
     for lineno, raw in enumerate(data.splitlines(), start=1):
         yield lineno, raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        done += len(raw) + 1
+        if done >= next_report:
+            advance_to(done)
+            next_report = done + REPORT_BYTES
+    advance_to(total)
+
+
+#: bytes of text handed at once to a whole-block parser (NumPy, pyarrow) by line_blocks
+BLOCK_BYTES = 16 << 20
+
+
+def line_blocks(data: bytes, size: int | None = None):
+    """Splits ``data`` at line ends into blocks of about ``size`` bytes; yields (line number of
+    the block's first line, block) and reports each block to the progress bar once the caller
+    has parsed it (when the generator resumes). Counts lines by ``\\n``: callers give up on data
+    holding a lone ``\\r`` line end (see has_lone_cr)."""
+    size = size or BLOCK_BYTES
+    total, start, lineno = len(data), 0, 1
+    while start < total:
+        end = data.find(b"\n", min(start + size, total) - 1)
+        end = total if end < 0 else end + 1
+        block = data[start:end]
+        yield lineno, block
+        lineno += block.count(b"\n")
+        start = end
+        advance_to(start)
+    advance_to(total)
+
+
+def has_lone_cr(data: bytes) -> bool:
+    """Whether some line ends in a lone ``\\r`` (old Mac endings), which splitlines() honours."""
+    n = data.count(b"\r")
+    return n > 0 and n != data.count(b"\r\n")
+
+
+#: whether readers try their whole-block parsers before reading line by line (tests turn it off
+#: to compare the two)
+FAST = True
+
+
+def csv_columns(data: bytes, names, types: dict, delimiter=","):
+    """Typed columns ``types`` ({name: arrow type name}) of comma-separated ``data`` whose
+    fields are ``names``, parsed in blocks by pyarrow's CSV reader: no quoting, only an empty
+    field is null, every line must have all the fields. Returns a pyarrow Table with one row per
+    line (so that row i is line i + 1), or None when pyarrow is not installed, FAST is off, the
+    data has blank lines (line numbers would shift) or lone CR line ends, or a field does not
+    convert: the caller then reads line by line and names the line."""
+    if not FAST or has_lone_cr(data) or _BLANK_LINE.search(data) or data[:1] in (b"\n", b"\r") or not data.strip():
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:
+        return None
+    read = pacsv.ReadOptions(column_names=list(names), use_threads=True)
+    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False, newlines_in_values=False,
+                               ignore_empty_lines=True)
+    convert = pacsv.ConvertOptions(column_types={k: getattr(pa, v)() for k, v in types.items()},
+                                   include_columns=list(types), null_values=[""], strings_can_be_null=False,
+                                   quoted_strings_can_be_null=False, check_utf8=True)
+    tables = []
+    for _, block in line_blocks(data):
+        try:
+            tables.append(pacsv.read_csv(pa.py_buffer(block), read_options=read, parse_options=parse,
+                                         convert_options=convert))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+            return None
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+# a line of blanks only between two lines
+_BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
 
 
 def fail(path, lineno, msg):

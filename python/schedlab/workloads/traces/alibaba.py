@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.workload import Workload
-from ._text import check_finite, check_task_total, fail, number, read_lines
+from ._text import check_finite, check_task_total, csv_columns, fail, number, read_bytes, read_lines
 
 FIELDS_2017 = ["task_create_time", "task_end_time", "job_id", "task_id", "number_of_instances", "status",
                "number_of_cpus_requested_per_instance_in_the_task",
@@ -140,8 +140,19 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
     """Reads an Alibaba cluster-trace-v2017 ``batch_task`` table (see the module documentation)."""
     path = os.fspath(path)
     keep = _check_options(statuses, negative_spans, max_instances_per_task)
+    data = read_bytes(path)
+    rows = _parse_2017_blocks(data, keep, negative_spans)
+    if rows is None:  # some line needs a closer look: the line-by-line reading names the error
+        rows = _parse_2017_lines(path, data, keep, negative_spans)
+    extra = {"instances": rows.groupby("job", sort=False)["n_inst"].sum()} if len(rows) else None
+    return _build(path, rows, instances=instances, max_instances_per_task=max_instances_per_task,
+                  relative=relative, name=name, extra_jobs=extra)
+
+
+def _parse_2017_lines(path, data, keep, negative_spans):
+    """Line by line, each check naming the line: the kept rows (job, start, span, n_inst, line)."""
     job, start, span, n_inst, lines = [], [], [], [], []
-    for lineno, line in read_lines(path):
+    for lineno, line in read_lines(path, data):
         if not line.strip():
             continue
         fields = line.split(",")
@@ -176,9 +187,55 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
         n_inst.append(ni)
         lines.append(lineno)
     rows = pd.DataFrame({"job": job, "start": start, "span": span, "n_inst": n_inst, "line": lines})
-    extra = {"instances": rows.groupby("job", sort=False)["n_inst"].sum()} if len(rows) else None
-    return _build(path, rows, instances=instances, max_instances_per_task=max_instances_per_task,
-                  relative=relative, name=name, extra_jobs=extra)
+    return rows
+
+
+_TYPES_2017 = {"task_create_time": "float64", "task_end_time": "float64", "job_id": "int64", "task_id": "int64",
+               "number_of_instances": "int64", "status": "string"}
+
+
+def _parse_2017_blocks(data, keep, negative_spans):
+    """The whole table parsed in blocks by pyarrow's CSV reader (no Python object per line; a
+    status string per distinct status), the line-by-line checks done by column. None when
+    pyarrow is missing or some line needs a closer look: the line-by-line reading decides."""
+    first_line = 1
+    end = data.find(b"\n")
+    head = (data if end < 0 else data[:end]).decode("utf-8", errors="replace").rstrip("\r\n").split(",")
+    if not head[0].strip().lstrip("-").isdigit():  # a header line
+        if len(head) != len(FIELDS_2017) or [f.strip() for f in head][:3] != FIELDS_2017[:3] or end < 0:
+            return None
+        data, first_line = data[end + 1:], 2
+    table = csv_columns(data, FIELDS_2017, _TYPES_2017)
+    if table is None:
+        return None
+    cols = {}
+    for name in ("task_create_time", "task_end_time", "job_id", "task_id", "number_of_instances"):
+        c = table.column(name)
+        if c.null_count:
+            return None
+        cols[name] = c.to_numpy()
+    create, finish, ni = cols["task_create_time"], cols["task_end_time"], cols["number_of_instances"]
+    if not (np.isfinite(create).all() and np.isfinite(finish).all()) or (ni < 0).any():
+        return None
+    status = table.column("status").combine_chunks().dictionary_encode()
+    labels = [v.strip() for v in status.dictionary.to_pylist()]  # one Python string per distinct status
+    if any(not v for v in labels):
+        return None
+    codes = status.indices.to_numpy()
+    line = first_line + np.arange(len(codes), dtype=np.int64)
+    kept = np.ones(len(codes), bool) if keep is None else np.isin(codes, [k for k, v in enumerate(labels) if v in keep])
+    with np.errstate(over="ignore"):  # (an overflow to inf is named by _build's check of spans)
+        span = finish - create
+    negative = kept & (span < 0)
+    if negative.any():
+        if negative_spans == "raise":
+            return None
+        if negative_spans == "drop":
+            kept &= ~negative
+        else:
+            span = np.where(negative, 0.0, span)
+    return pd.DataFrame({"job": cols["job_id"][kept], "start": create[kept], "span": span[kept],
+                         "n_inst": ni[kept], "line": line[kept]})
 
 
 def parse_task_name(task_name: str):

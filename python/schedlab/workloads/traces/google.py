@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.workload import Workload
-from ._text import fail, number, read_lines
+from ._text import csv_columns, fail, number, read_bytes, read_lines
 
 FIELDS = ["timestamp", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
           "scheduling_class", "priority", "cpu_request", "memory_request", "disk_request", "different_machines"]
@@ -54,36 +54,25 @@ def _files(path):
 def read_google_task_events(path, *, relative: bool = True, name: str | None = None) -> Workload:
     """Reads Google 2011 ``task_events`` table(s) into a workload (see the module documentation)."""
     files = _files(path)
-    ts, job, task, etype = [], [], [], []
-    first_meta = {}
+    parts, metas = [], []  # per file: (ts, job, task, etype); the first event of each job seen
     for f in files:
         if not os.path.exists(f):
             raise FileNotFoundError(f"{f}: no such trace file")
-        for lineno, line in read_lines(f):
-            if not line.strip():
-                continue
-            fields = line.split(",")
-            if len(fields) != len(FIELDS):
-                fail(f, lineno, f"expected {len(FIELDS)} comma-separated fields (Google 2011 task_events), "
-                                f"got {len(fields)}")
-            t = number(f, lineno, "timestamp", fields[0], integer=True)
-            j = number(f, lineno, "job_id", fields[2], integer=True)
-            i = number(f, lineno, "task_index", fields[3], integer=True)
-            e = number(f, lineno, "event_type", fields[5], integer=True)
-            if t < 0:
-                fail(f, lineno, f"field 'timestamp' must be >= 0, got {t}")
-            if not 0 <= e <= 8:
-                fail(f, lineno, f"field 'event_type' must be 0..8, got {e}")
-            if j not in first_meta:
-                sc = number(f, lineno, "scheduling_class", fields[7], integer=True, allow_empty=True)
-                pr = number(f, lineno, "priority", fields[8], integer=True, allow_empty=True)
-                first_meta[j] = (fields[6], -1 if sc is None else sc, -1 if pr is None else pr)
-            ts.append(t)
-            job.append(j)
-            task.append(i)
-            etype.append(e)
-    if not ts:
+        data = read_bytes(f)
+        parsed = _parse_blocks(data)
+        if parsed is None:  # some line needs a closer look: the line-by-line reading names the error
+            seen = set(np.concatenate([m[0] for m in metas]).tolist()) if metas else set()
+            parsed = _parse_lines(f, data, seen)
+        parts.append(parsed[:4])
+        metas.append(parsed[4])
+    if not sum(len(p[0]) for p in parts):
         raise ValueError(f"{files[0]}: the trace has no events")
+    ts, job, task, etype = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    # each job's columns come from its first event in the files' order
+    mj, mu, ms, mp = (np.concatenate([m[k] for m in metas]) for k in range(4))
+    _, first = np.unique(mj, return_index=True)
+    first_meta = pd.DataFrame({"user": mu[first], "scheduling_class": ms[first], "priority": mp[first]},
+                              index=mj[first])
     ev = pd.DataFrame({"t": np.asarray(ts, dtype=np.int64), "job": np.asarray(job, dtype=np.int64),
                        "task": np.asarray(task, dtype=np.int64), "e": np.asarray(etype, dtype=np.int8)})
     ev = ev[ev["t"] != _AFTER_END]
@@ -104,10 +93,75 @@ def read_google_task_events(path, *, relative: bool = True, name: str | None = N
     if relative:
         job_submit = job_submit - job_submit.min()
     jobs = pd.DataFrame({"job_id": job_submit.index.to_numpy(), "submit_time": job_submit.to_numpy(np.float64)})
-    meta = np.array([first_meta[j] for j in jobs["job_id"]], dtype=object)
-    jobs["user"] = meta[:, 0]
-    jobs["scheduling_class"] = meta[:, 1].astype(np.int64)
-    jobs["priority"] = meta[:, 2].astype(np.int64)
+    meta = first_meta.loc[jobs["job_id"].to_numpy()]
+    jobs["user"] = meta["user"].to_numpy(object)
+    jobs["scheduling_class"] = meta["scheduling_class"].to_numpy(np.int64)
+    jobs["priority"] = meta["priority"].to_numpy(np.int64)
     tasks = pd.DataFrame({"job_id": both["job"].to_numpy(), "work": work})
     label = name or os.path.basename(os.path.normpath(files[0] if len(files) == 1 else os.path.dirname(files[0])))
     return Workload.from_frames(jobs, tasks, name=label, source=", ".join(files[:3]) + (" ..." if len(files) > 3 else ""))
+
+
+def _parse_lines(f, data, seen):
+    """Line by line, each check naming the line. ``seen``: jobs whose first event was in an
+    earlier file. Returns the event columns and the first event of each job new in this file."""
+    ts, job, task, etype = [], [], [], []
+    first_meta = {}
+    for lineno, line in read_lines(f, data):
+        if not line.strip():
+            continue
+        fields = line.split(",")
+        if len(fields) != len(FIELDS):
+            fail(f, lineno, f"expected {len(FIELDS)} comma-separated fields (Google 2011 task_events), "
+                            f"got {len(fields)}")
+        t = number(f, lineno, "timestamp", fields[0], integer=True)
+        j = number(f, lineno, "job_id", fields[2], integer=True)
+        i = number(f, lineno, "task_index", fields[3], integer=True)
+        e = number(f, lineno, "event_type", fields[5], integer=True)
+        if t < 0:
+            fail(f, lineno, f"field 'timestamp' must be >= 0, got {t}")
+        if not 0 <= e <= 8:
+            fail(f, lineno, f"field 'event_type' must be 0..8, got {e}")
+        if j not in first_meta and j not in seen:
+            sc = number(f, lineno, "scheduling_class", fields[7], integer=True, allow_empty=True)
+            pr = number(f, lineno, "priority", fields[8], integer=True, allow_empty=True)
+            first_meta[j] = (fields[6], -1 if sc is None else sc, -1 if pr is None else pr)
+        ts.append(t)
+        job.append(j)
+        task.append(i)
+        etype.append(e)
+    meta = (np.fromiter(first_meta, np.int64, len(first_meta)),
+            np.array([m[0] for m in first_meta.values()], dtype=object),
+            np.array([m[1] for m in first_meta.values()], dtype=np.int64),
+            np.array([m[2] for m in first_meta.values()], dtype=np.int64))
+    return (np.asarray(ts, dtype=np.int64), np.asarray(job, dtype=np.int64), np.asarray(task, dtype=np.int64),
+            np.asarray(etype, dtype=np.int8), meta)
+
+
+_TYPES = {"timestamp": "int64", "job_id": "int64", "task_index": "int64", "event_type": "int64", "user": "string",
+          "scheduling_class": "int64", "priority": "int64"}
+
+
+def _parse_blocks(data):
+    """The whole file in blocks parsed by pyarrow's CSV reader (no Python object per line), the
+    line-by-line checks done by column. None when pyarrow is not installed or some line needs a
+    closer look (a bad or missing field, a blank line): the line-by-line reading decides."""
+    table = csv_columns(data, FIELDS, _TYPES)
+    if table is None:
+        return None
+    cols = {}
+    for name in ("timestamp", "job_id", "task_index", "event_type"):
+        c = table.column(name)
+        if c.null_count:
+            return None
+        cols[name] = c.to_numpy()
+    t, e = cols["timestamp"], cols["event_type"]
+    if len(t) == 0 or (t < 0).any() or (e < 0).any() or (e > 8).any():
+        return None
+    job = cols["job_id"]
+    _, first = np.unique(job, return_index=True)
+    first.sort()  # (the order of first appearance)
+    meta = (job[first], table.column("user").take(first).to_numpy(zero_copy_only=False).astype(object),
+            table.column("scheduling_class").take(first).fill_null(-1).to_numpy(),
+            table.column("priority").take(first).fill_null(-1).to_numpy())
+    return t, job, cols["task_index"], e.astype(np.int8), meta

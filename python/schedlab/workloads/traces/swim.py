@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.workload import Workload
-from ._text import check_task_total
+from ._text import check_task_total, read_bytes
 
 
 def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float = 1 * 2**30, scale: float = 1.0,
@@ -31,8 +31,7 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
                                           or max_tasks_per_job < 1):
         raise ValueError(f"read_swim: 'max_tasks_per_job' must be a whole number >= 1 (or None), got {max_tasks_per_job!r}")
     ids, lines, submit, inp, shuf, out = [], [], [], [], [], []
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_bytes(path)
     for lineno, raw in enumerate(data.splitlines(), start=1):
         line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
         if not line.strip():
@@ -76,21 +75,22 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
                      "raise block_bytes or bytes_per_reduce, lower scale, or pass max_tasks_per_job")
     n_maps = n_maps.astype(np.int64)
     n_red = n_red.astype(np.int64)
-    n = len(ids)
-    jidx = np.arange(n)
-    map_job = np.repeat(jidx, n_maps)
-    red_job = np.repeat(jidx, n_red)
-    map_in = np.maximum(inp, block_bytes)[map_job] / n_maps[map_job]
-    red_in = shuf[red_job] / np.maximum(n_red[red_job], 1)
-    red_all = red_bytes[red_job] / np.maximum(n_red[red_job], 1)
-    tasks = pd.DataFrame({
-        # job ids as codes into the job list: no Python object per task
-        "job_id": pd.Categorical.from_codes(np.concatenate([map_job, red_job]), categories=pd.Index(ids, dtype=object)),
-        "stage": np.concatenate([np.zeros(len(map_job), np.int8), np.ones(len(red_job), np.int8)]),
-        "work": np.concatenate([task_overhead + map_in / map_rate, task_overhead + red_all / reduce_rate]),
-        "input_bytes": np.concatenate([map_in, red_in]),
-        "output_bytes": np.concatenate([(shuf[map_job] / n_maps[map_job]), np.zeros(len(red_job))]),
-    })
+    # each job's block of tasks: its maps, then its reduces; every task of a stage has the same
+    # figures, so each column is one value per (job, stage) repeated, with no Python object per task
+    per_stage = np.stack([n_maps, n_red], 1).ravel()
+
+    def blocks(map_value, reduce_value):
+        return np.repeat(np.stack([np.broadcast_to(map_value, n_maps.shape), np.broadcast_to(reduce_value, n_red.shape)],
+                                  1).ravel(), per_stage)
+
+    map_in = np.maximum(inp, block_bytes) / n_maps
+    red_den = np.maximum(n_red, 1)
+    tasks = {
+        "work": blocks(task_overhead + map_in / map_rate, task_overhead + (red_bytes / red_den) / reduce_rate),
+        "input_bytes": blocks(map_in, shuf / red_den),
+        "output_bytes": blocks(shuf / n_maps, 0.0),
+    }
     jobs = pd.DataFrame({"job_id": ids, "submit_time": submit, "map_input_bytes": inp, "shuffle_bytes": shuf,
                          "reduce_output_bytes": out})
-    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+    return Workload.from_job_blocks(jobs, n_maps + n_red, tasks, n_maps=n_maps, name=name or os.path.basename(path),
+                                    source=path)

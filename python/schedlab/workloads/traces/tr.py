@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ...core.workload import Workload
+from . import _text
+from ._text import read_bytes
 
 
 def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_tolerance: float = 1e-6,
@@ -24,9 +26,8 @@ def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_toler
     durations (relative ``mean_tolerance``) and kept as column ``mean_task_duration``.
     """
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    parsed = _parse_columns(data, mean_tolerance)
+    data = read_bytes(path)
+    parsed = _parse_columns(data, mean_tolerance) if _text.FAST else None
     if parsed is None:  # some line is not plain: the line-by-line reading names the error
         parsed = _parse_lines(path, data, mean_tolerance)
     submit, counts, mean, durations = parsed

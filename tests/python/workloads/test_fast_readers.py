@@ -1,0 +1,194 @@
+"""The trace readers' whole-block parsers (NumPy, pyarrow) and Workload.from_job_blocks give the
+workloads of the line-by-line reading and of Workload.from_frames, on the shared samples (skipped
+when absent) and on files written here; read_trace's progress bar is fed while a file is parsed."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedlab as sl
+from conftest import trace_path
+from schedlab.workloads import traces
+from schedlab.workloads.traces import _text
+
+
+def same_workload(a, b):
+    """The same jobs table and native columns (the task table is made of these)."""
+    assert a.fingerprint() == b.fingerprint()
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+    for ca, cb in zip(a.native().columns(), b.native().columns()):
+        assert ca.keys() == cb.keys()
+        for k in ca:
+            np.testing.assert_array_equal(np.asarray(ca[k]), np.asarray(cb[k]), err_msg=k)
+
+
+def line_by_line(monkeypatch, path, **opts):
+    with monkeypatch.context() as m:
+        m.setattr(_text, "FAST", False)
+        return sl.read_trace(path, **opts)
+
+
+@pytest.mark.parametrize("rel,opts", [
+    ("hawk_eagle/GOOG_subtrace.tr", {}),
+    ("hawk_eagle/YH_small.tr", {"truncate": True, "tie_offset": 0.01}),
+    ("alibaba2017/batch_task.csv", {"format": "alibaba2017"}),
+    ("alibaba2017/batch_task.csv", {"format": "alibaba2017", "statuses": None, "instances": True,
+                                    "max_instances_per_task": 10, "negative_spans": "drop"}),
+])
+def test_shared_samples_read_as_line_by_line(monkeypatch, rel, opts):
+    path = trace_path(*rel.split("/"))
+    same_workload(sl.read_trace(path, **opts), line_by_line(monkeypatch, path, **opts))
+
+
+def swim_by_frames(path, block_bytes=64 * 2**20, bytes_per_reduce=2**30, scale=1.0, map_rate=32 * 2**20,
+                   reduce_rate=32 * 2**20, task_overhead=2.0, max_tasks_per_job=None):
+    """SWIM's task derivation as a task table given to Workload.from_frames (the reader's
+    earlier way), to compare with the reader's task blocks."""
+    raw = pd.read_csv(path, sep="\t", header=None, usecols=range(6), dtype={0: object})
+    ids = raw[0].tolist()
+    inp, shuf, out = (raw[k].to_numpy(np.float64) * scale for k in (3, 4, 5))
+    n_maps = np.maximum(np.ceil(np.maximum(inp, block_bytes) / block_bytes), 1)
+    red = shuf + out
+    n_red = np.where(red > 0, np.maximum(np.rint(red / bytes_per_reduce), 1), 0)
+    if max_tasks_per_job is not None:
+        n_maps, n_red = np.minimum(n_maps, max_tasks_per_job), np.minimum(n_red, max_tasks_per_job)
+    n_maps, n_red = n_maps.astype(np.int64), n_red.astype(np.int64)
+    mj, rj = np.repeat(np.arange(len(ids)), n_maps), np.repeat(np.arange(len(ids)), n_red)
+    map_in = np.maximum(inp, block_bytes)[mj] / n_maps[mj]
+    tasks = pd.DataFrame({
+        "job_id": np.asarray(ids, dtype=object)[np.concatenate([mj, rj])],
+        "stage": np.r_[np.zeros(len(mj), np.int8), np.ones(len(rj), np.int8)],
+        "work": np.r_[task_overhead + map_in / map_rate,
+                      task_overhead + red[rj] / np.maximum(n_red[rj], 1) / reduce_rate],
+        "input_bytes": np.r_[map_in, shuf[rj] / np.maximum(n_red[rj], 1)],
+        "output_bytes": np.r_[shuf[mj] / n_maps[mj], np.zeros(len(rj))],
+    })
+    jobs = pd.DataFrame({"job_id": ids, "submit_time": raw[1].to_numpy(np.float64), "map_input_bytes": inp,
+                         "shuffle_bytes": shuf, "reduce_output_bytes": out})
+    return sl.Workload.from_frames(jobs, tasks, name=path.name, source=str(path))
+
+
+@pytest.mark.parametrize("name,opts", [("FB-2009_samples_24_times_1hr_0.tsv", {}),
+                                       ("FB-2009_samples_24_times_1hr_1.tsv", {"scale": 0.2, "max_tasks_per_job": 5}),
+                                       ("FB-2010_samples_24_times_1hr_withInputPaths_0.tsv",
+                                        {"block_bytes": 2**30, "bytes_per_reduce": 2**33, "max_tasks_per_job": 9})])
+def test_swim_task_blocks_are_the_task_table(name, opts):
+    path = trace_path("swim", name)
+    same_workload(sl.read_trace(path, **opts), swim_by_frames(path, **opts))
+
+
+def test_swim_by_hand_unsorted_submit_times(tmp_path):
+    p = tmp_path / "s.tsv"
+    p.write_text("a\t50\t0\t200000000\t0\t0\nb\t10\t0\t100\t3000000000\t0\nc\t10\t0\t0\t0\t0\n")
+    w = sl.read_trace(p)
+    same_workload(w, swim_by_frames(p))
+    assert w.jobs["job_id"].tolist() == ["b", "c", "a"]
+    assert w.jobs["n_maps"].tolist() == [1, 1, 3] and w.jobs["n_reduces"].tolist() == [3, 0, 0]
+
+
+def test_from_job_blocks_is_from_frames():
+    jobs = pd.DataFrame({"job_id": ["x", "y", "z"], "submit_time": [5.0, 1.0, 5.0], "user": ["u", "v", "u"],
+                         "deadline": [np.nan, 30.0, np.nan], "extra": [7, 8, 9]})
+    n, m = np.array([3, 1, 2]), np.array([2, 1, 0])
+    work = np.arange(6, dtype=float) + 1
+    est = work * 2
+    w = sl.Workload.from_job_blocks(jobs, n, {"work": work, "estimate": est}, n_maps=m)
+    tasks = pd.DataFrame({"job_id": np.repeat(jobs["job_id"], n).to_numpy(), "work": work, "estimate": est,
+                          "stage": ["map", "map", "reduce", "map", "reduce", "reduce"]})
+    same_workload(w, sl.Workload.from_frames(jobs, tasks))
+    assert w.tasks["work"].tolist() == [4.0, 1.0, 2.0, 3.0, 5.0, 6.0]  # y first, then x and z in table order
+    with pytest.raises(ValueError, match=r"src: job_id 'y' has 0 tasks"):
+        sl.Workload.from_job_blocks(jobs, [3, 0, 2], {"work": work[:5]}, source="src")
+    with pytest.raises(ValueError, match=r"task column 'work' has 5 entries; the jobs' counts add up to 6"):
+        sl.Workload.from_job_blocks(jobs, n, {"work": work[:5]})
+    with pytest.raises(ValueError, match=r"task column 'work' entry 3 \(job_id 'y'\): must be a number >= 0, got -1.0"):
+        sl.Workload.from_job_blocks(jobs, n, {"work": np.r_[1.0, 1, 1, -1, 1, 1]})
+
+
+class Bar:
+    """Stands for the tqdm bar: records its total and every update."""
+
+    def __init__(self, total=None, **kwargs):
+        self.total, self.updates, self.closed = total, [], False
+
+    def update(self, k):
+        assert k > 0
+        self.updates.append(k)
+
+    def refresh(self):
+        pass
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def bars(monkeypatch):
+    made = []
+    monkeypatch.setattr(traces._progress, "bar", lambda **kw: made.append(Bar(**kw)) or made[-1])
+    monkeypatch.setattr(traces, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setattr(_text, "BLOCK_BYTES", 4096)  # many blocks, many reports
+    monkeypatch.setattr(_text, "REPORT_BYTES", 4096)
+    return made
+
+
+def swf_text(n, bad_line=None):
+    lines = ["; header", ""] + [f"{i + 1} {i} 5 10 2 -1 -1 -1 -1 -1 1 1 1 1 1 1 -1 -1" for i in range(n)]
+    if bad_line is not None:
+        lines[bad_line - 1] = lines[bad_line - 1].replace(" 10 2 ", " x 2 ")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("bad", [None, 5000])
+def test_progress_is_fed_while_parsing(tmp_path, bars, bad):
+    """In blocks (a good file) and line by line (a bad line sends the reader there)."""
+    p = tmp_path / "t.swf"
+    p.write_text(swf_text(3000) + "".join(f"; {i}\n" for i in range(2)) if bad else swf_text(3000))
+    size = p.stat().st_size
+    sl.read_trace(p, progress=True)
+    (bar,) = bars
+    assert bar.total == size and sum(bar.updates) == size and bar.closed
+    assert len(bar.updates) >= size // 4096 - 1  # reported along the way, not at the end only
+
+
+def test_progress_of_gzip_parts_in_a_folder(tmp_path, bars):
+    import gzip
+    line = "600000000,,{j},0,,{e},alice,2,9,0.06,0.03,0.0001,0\n"
+    text = "".join(line.format(j=j, e=e) for j in range(300) for e in (0, 1, 4))
+    for k in range(3):
+        (tmp_path / f"part-{k}.csv.gz").write_bytes(gzip.compress(text.encode()))
+    w = sl.read_trace(tmp_path, format="google2011", progress=True)
+    assert w.n_jobs == 300
+    (bar,) = bars
+    assert bar.total == 3 * len(text) and sum(bar.updates) == bar.total and len(bar.updates) >= 3
+
+
+def test_progress_rule(tmp_path, bars, monkeypatch):
+    p = tmp_path / "t.swf"
+    p.write_text(swf_text(10))
+    sl.read_trace(p, progress=False)
+    monkeypatch.setenv("SCHEDLAB_PROGRESS", "0")
+    sl.read_trace(p)
+    assert bars == []
+    monkeypatch.setenv("SCHEDLAB_PROGRESS", "1")
+    sl.read_trace(p)
+    assert len(bars) == 1 and sum(bars[0].updates) == p.stat().st_size
+    monkeypatch.setattr(traces, "PROGRESS_MIN_BYTES", 10**9)  # small files show no bar
+    sl.read_trace(p, progress=True)
+    assert len(bars) == 1
+
+
+def test_error_lines_past_the_first_block(tmp_path):
+    """A whole-block parser that gives up sends the reading line by line: the error names the
+    line even far into the file."""
+    p = tmp_path / "t.swf"
+    p.write_text(swf_text(30000, bad_line=25002))
+    with pytest.raises(ValueError, match=r"t\.swf:25002: field 4 'run_time' is not a number: 'x'"):
+        sl.read_trace(p)
+    g = tmp_path / "g.csv"
+    rows = [f"{600000000 + i},,{i},0,,0,alice,2,9,0.06,0.03,0.0001,0" for i in range(20000)]
+    rows[15000] = rows[15000].replace(",0,alice", ",9,alice")
+    g.write_text("\n".join(rows) + "\n")
+    with pytest.raises(ValueError, match=r"g\.csv:15001: field 'event_type' must be 0..8, got 9"):
+        sl.read_trace(g, format="google2011")
