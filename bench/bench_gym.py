@@ -1,16 +1,19 @@
-"""Steps per second of schedlab.gym.MapReduceEnv under a no-op policy (always action 0: the
-oldest shown job), single and vectorized.
+"""Steps per second of the schedlab.gym environments under a no-op policy (always action 0),
+single and vectorized, in wall time and in CPU time of the process.
 
     python bench/bench_gym.py [--steps 200000] [--envs 8] [--jobs 200]
 
-Prints steps/s of a single environment on one fixed workload (the environment's own cost: the
-engine run to the next decision, the observation's copies, and a reset per episode), the same
-with a fresh synthetic workload drawn at every reset (adds the generator's cost), and a
-SyncVectorEnv of --envs environments on fixed workloads.
+MapReduceEnv (action 0: the oldest shown job; 20 nodes, 200 synthetic jobs): steps/s of a single
+environment on one fixed workload (the environment's own cost: the engine run to the next decision,
+the observation's copies, and a reset per episode), the same with a fresh synthetic workload drawn
+at every reset (adds the generator's cost), and a SyncVectorEnv of --envs environments on fixed
+workloads. WorkerEnv (20 workers, default_workload with --jobs jobs at 0.03 jobs/s): both
+decisions, fresh workload per episode. The machine is shared: compare the CPU figures.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import gymnasium
@@ -18,6 +21,7 @@ import numpy as np
 
 import schedlab as sl
 import schedlab.gym  # noqa: F401  (registers the environments)
+from schedlab.gym import worker as gw
 
 
 def workload(jobs, seed):
@@ -30,16 +34,27 @@ def make(jobs, fresh=False):
     return schedlab.gym.MapReduceEnv(cluster, w, max_jobs=8)
 
 
+def make_worker(jobs, decision):
+    return gw.WorkerEnv(sl.Cluster(nodes=10, slots=2), gw.default_workload(jobs=jobs, rate=0.03), decision=decision,
+                        max_rows=16)
+
+
 def single(env, steps):
     env.reset(seed=0)
     episodes = 0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(steps):
         _, _, terminated, truncated, _ = env.step(0)
         if terminated or truncated:
             episodes += 1
             env.reset()
-    return time.perf_counter() - t0, episodes
+    return time.perf_counter() - t0, time.process_time() - c0, episodes
+
+
+def report(label, steps, wall, cpu, episodes=None):
+    ep = f", {episodes} episodes" if episodes is not None else ""
+    print(f"{label}: {steps} steps, {steps / wall:,.0f} steps/s wall ({wall:.3f} s), "
+          f"{steps / cpu:,.0f} steps/s CPU ({cpu:.3f} s){ep}")
 
 
 def main():
@@ -48,20 +63,23 @@ def main():
     ap.add_argument("--envs", type=int, default=8)
     ap.add_argument("--jobs", type=int, default=200)
     args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
-    for label, fresh in (("single env, fixed workload", False), ("single env, new workload per episode", True)):
-        dt, episodes = single(make(args.jobs, fresh), args.steps)
-        print(f"{label}: {args.steps} steps in {dt:.3f} s = {args.steps / dt:,.0f} steps/s ({episodes} episodes)")
+    for label, fresh in (("MapReduce, fixed workload", False), ("MapReduce, new workload per episode", True)):
+        wall, cpu, episodes = single(make(args.jobs, fresh), args.steps)
+        report(label, args.steps, wall, cpu, episodes)
+    for decision in gw.DECISIONS:
+        wall, cpu, episodes = single(make_worker(args.jobs, decision), args.steps)
+        report(f"Worker {decision}, new workload per episode", args.steps, wall, cpu, episodes)
 
     venv = gymnasium.vector.SyncVectorEnv([lambda: make(args.jobs) for _ in range(args.envs)])
     venv.reset(seed=0)
     actions = np.zeros(args.envs, dtype=np.int64)
     n = max(1, args.steps // args.envs)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(n):
         venv.step(actions)
-    dt = time.perf_counter() - t0
-    print(f"SyncVectorEnv x{args.envs}: {n * args.envs} steps in {dt:.3f} s = {n * args.envs / dt:,.0f} steps/s")
+    report(f"MapReduce SyncVectorEnv x{args.envs}", n * args.envs, time.perf_counter() - t0, time.process_time() - c0)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "schedlab/interrupt.h"
 #include "schedlab/params.h"
@@ -78,6 +79,10 @@ SimResult run_without_gil(Simulate&& simulate, const pybind11::object& progress 
 void bind_python_scheduler(pybind11::module_& m);
 // Defined in python_policies.cpp: the Python scheduler interfaces of the worker and share engines.
 void bind_python_policies(pybind11::module_& m);
+// Defined in gym.cpp: the episode time limit of a schedlab.gym environment given none: the last
+// arrival + 100 x the total work / the slots + 1000 s (far beyond a schedule that keeps slots busy;
+// it bounds an agent that leaves them idle).
+double gym_default_time_limit(const std::vector<double>& submit, const std::vector<double>& work, int64_t slots);
 // Defined in gym.cpp: the MapReduce engine paused at decisions (schedlab.gym).
 void bind_gym(pybind11::module_& m);
 // Defined in gym_worker.cpp: the worker engine paused at decisions (schedlab.gym).

@@ -121,6 +121,12 @@ class GymScheduler final : public mr::Scheduler {
   double weight_ = 0, flow_ = 0, slow_ = 0, late_ = 0;
 };
 
+int64_t total(const std::vector<int32_t>& v) {
+  int64_t n = 0;
+  for (int32_t x : v) n += x;
+  return n;
+}
+
 Reward reward_from(const std::string& s) {
   if (s == "flowtime") return Reward::Flowtime;
   if (s == "slowdown") return Reward::Slowdown;
@@ -138,6 +144,8 @@ class MapReduceGym {
     cl_->validate();
     wl_->validate(cl_->size());
     opt_ = mr::Options::from(op);
+    if (!options.contains("time_limit"))
+      opt_.time_limit = gym_default_time_limit(wl_->submit_time, wl_->work, total(cl_->map_slots));
     if (opt_.driven) throw py::value_error("the environment runs the engine in its stepping mode, not driven");
     jobs_ = py::array_t<float>({static_cast<py::ssize_t>(K_), static_cast<py::ssize_t>(kJobFeatures)});
     node_ = py::array_t<float>(kNodeFeatures);
@@ -159,11 +167,14 @@ class MapReduceGym {
     return over_;
   }
 
-  // Acts on the pending decision; returns (observation, reward x scale, terminated, truncated, time),
-  // the observation a dict of fresh arrays.
+  // Acts on the pending decision; returns Gymnasium's (observation, reward x scale, terminated,
+  // truncated, info), the observation a dict of fresh arrays, info {"time": now}.
   py::tuple step_observe(int64_t action, double scale) {
-    py::tuple r = step(action);
-    return py::make_tuple(observation(), r[0].cast<double>() * scale, r[1], r[2], now());
+    const double r = act(action);
+    const bool t = terminated();
+    py::dict info;
+    info[key_time_] = now();
+    return py::make_tuple(observation(), r * scale, t, over_ && !t, std::move(info));
   }
   // A dict of copies of the observation buffers.
   py::dict observation() const {
@@ -182,6 +193,13 @@ class MapReduceGym {
 
   // Acts on the pending decision; returns (reward, terminated, truncated).
   py::tuple step(int64_t action) {
+    const double r = act(action);
+    const bool t = terminated();
+    return py::make_tuple(r, t, over_ && !t);
+  }
+
+  // Acts on the pending decision and runs to the next; returns the reward.
+  double act(int64_t action) {
     if (!sim_) throw py::value_error("call reset() before step()");
     if (over_) throw py::value_error("the episode is over: call reset()");
     if (action < 0 || action > K_) throw py::value_error("action must be in 0.." + std::to_string(K_));
@@ -198,16 +216,16 @@ class MapReduceGym {
     }
     if (again) observe();
     else advance();
-    const double r = sched_.take_reward(reward_);
-    const bool terminated = over_ && sched_.finished_ == static_cast<int64_t>(wl_->n_jobs());
-    return py::make_tuple(r, terminated, over_ && !terminated);
+    return sched_.take_reward(reward_);
   }
+  bool terminated() const { return over_ && sched_.finished_ == static_cast<int64_t>(wl_->n_jobs()); }
 
   py::dict result() {
     if (!sim_) throw py::value_error("call reset() first");
     return result_dict(sim_->collect());
   }
   double now() const { return sim_ ? sim_->now() : 0.0; }
+  double time_limit() const { return opt_.time_limit; }
   int32_t node() const { return sched_.node_; }
   py::array_t<float> jobs() const { return jobs_; }
   py::array_t<float> node_features() const { return node_; }
@@ -294,11 +312,18 @@ class MapReduceGym {
   float* jf_ = nullptr;  // the buffers' data, written without the GIL
   float* nf_ = nullptr;
   int8_t* mf_ = nullptr;
-  py::str key_jobs_{"jobs"}, key_node_{"node"}, key_mask_{"action_mask"};
+  py::str key_jobs_{"jobs"}, key_node_{"node"}, key_mask_{"action_mask"}, key_time_{"time"};
   std::vector<int32_t> visible_;
 };
 
 }  // namespace
+
+double gym_default_time_limit(const std::vector<double>& submit, const std::vector<double>& work, int64_t slots) {
+  double last = 0, sum = 0;
+  for (double t : submit) last = std::max(last, t);
+  for (double w : work) sum += w;
+  return last + 100.0 * sum / double(std::max<int64_t>(slots, 1)) + 1000.0;
+}
 
 void bind_gym(py::module_& m) {
   py::class_<MapReduceGym>(m, "MapReduceGym",
@@ -308,10 +333,11 @@ void bind_gym(py::module_& m) {
       .def("reset", &MapReduceGym::reset, py::arg("seed"))
       .def("step", &MapReduceGym::step, py::arg("action"), "acts; returns (reward, terminated, truncated)")
       .def("step_observe", &MapReduceGym::step_observe, py::arg("action"), py::arg("scale") = 1.0,
-           "acts; returns (observation dict of copies, reward x scale, terminated, truncated, time)")
+           "acts; returns (observation dict of copies, reward x scale, terminated, truncated, {'time': now})")
       .def("observation", &MapReduceGym::observation, "the observation: a dict of copies of the buffers")
       .def("result", &MapReduceGym::result)
       .def_property_readonly("now", &MapReduceGym::now)
+      .def_property_readonly("time_limit", &MapReduceGym::time_limit)
       .def_property_readonly("node", &MapReduceGym::node)
       .def_property_readonly("jobs", &MapReduceGym::jobs)
       .def_property_readonly("node_features", &MapReduceGym::node_features)

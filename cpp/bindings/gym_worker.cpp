@@ -184,6 +184,11 @@ class WorkerGym {
     cl_->validate();
     wl_->validate(cl_->size());
     opt_ = worker::Options::from(op);
+    if (!options.contains("time_limit")) {
+      int64_t slots = 0;
+      for (int32_t x : cl_->slots) slots += x;
+      opt_.time_limit = gym_default_time_limit(wl_->submit_time, wl_->work, slots);
+    }
     sched_.decision = decision_from(decision);
     sched_.probe_ratio = probe_ratio;
     sched_.min_probes = sched_.min_probes_long = min_probes;
@@ -218,12 +223,14 @@ class WorkerGym {
     return over_;
   }
 
-  // Acts on the pending decision; returns (observation dict of fresh arrays, reward x scale,
-  // terminated, truncated, time).
+  // Acts on the pending decision; returns Gymnasium's (observation, reward x scale, terminated,
+  // truncated, info), the observation a dict of fresh arrays, info {"time": now}.
   py::tuple step_observe(int64_t action, double scale) {
     const double r = act(action);
     const bool terminated = over_ && sched_.finished_ == static_cast<int64_t>(wl_->n_jobs());
-    return py::make_tuple(observation(), r * scale, terminated, over_ && !terminated, now());
+    py::dict info;
+    info[key_time_] = now();
+    return py::make_tuple(observation(), r * scale, terminated, over_ && !terminated, std::move(info));
   }
 
   py::dict observation() const {
@@ -245,6 +252,7 @@ class WorkerGym {
     return result_dict(sim_->collect());
   }
   double now() const { return sim_ ? sim_->now() : 0.0; }
+  double time_limit() const { return opt_.time_limit; }
   // send_probes: the job being placed; pick_probe: the free worker (-1 once the episode is over)
   int32_t subject() const {
     if (over_ || !sim_) return -1;
@@ -441,7 +449,7 @@ class WorkerGym {
   std::vector<float> ctx_, rows_;
   std::vector<int8_t> mask_;
   std::vector<int32_t> shown_;  // worker (send_probes) or probe (pick_probe) id of each row, -1 if empty
-  py::str key_ctx_, key_rows_, key_mask_{"action_mask"};
+  py::str key_ctx_, key_rows_, key_mask_{"action_mask"}, key_time_{"time"};
 };
 
 }  // namespace
@@ -455,10 +463,11 @@ void bind_gym_worker(py::module_& m) {
            py::arg("reward"), py::arg("probe_ratio"), py::arg("min_probes"))
       .def("reset", &WorkerGym::reset, py::arg("seed"))
       .def("step_observe", &WorkerGym::step_observe, py::arg("action"), py::arg("scale") = 1.0,
-           "acts; returns (observation dict of copies, reward x scale, terminated, truncated, time)")
+           "acts; returns (observation dict of copies, reward x scale, terminated, truncated, {'time': now})")
       .def("observation", &WorkerGym::observation, "the observation: a dict of copies of the buffers")
       .def("result", &WorkerGym::result)
       .def_property_readonly("now", &WorkerGym::now)
+      .def_property_readonly("time_limit", &WorkerGym::time_limit)
       .def_property_readonly("subject", &WorkerGym::subject,
                              "send_probes: the job being placed; pick_probe: the free worker; -1 once over")
       .def("shown", &WorkerGym::shown, "the worker (send_probes) or probe (pick_probe) id of each row, -1 if empty");

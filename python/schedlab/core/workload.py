@@ -107,12 +107,14 @@ class Workload:
             _fail(source, f"tasks row {i}: job_id {_label(tasks['job_id'].iloc[i])!r} is not in the jobs table")
         if "stage" in tasks:
             st = tasks["stage"]
-            if pd.api.types.is_numeric_dtype(st):
-                mapped = st.map(lambda v: _STAGES.get(int(v), -1) if v == v else -1)
+            if pd.api.types.is_numeric_dtype(st):  # 0 / 1, whole part of a number (vectorised: no call per row)
+                v = st.to_numpy(np.float64, na_value=np.nan)
+                with np.errstate(invalid="ignore"):
+                    t = np.trunc(v)
+                stage = np.where(np.isfinite(v) & ((t == 0) | (t == 1)), t, -1).astype(np.int64)
             else:
-                mapped = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1)
-                                if not _unhashable(v) else -1)
-            stage = mapped.to_numpy(np.int64)
+                stage = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1)
+                               if not _unhashable(v) else -1).to_numpy(np.int64)
             if (stage < 0).any():
                 i = int(np.argmax(stage < 0))
                 _fail(source, f"tasks row {i}: 'stage' must be 'map' or 'reduce', got {_label(st.iloc[i])!r}")

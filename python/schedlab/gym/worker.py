@@ -13,7 +13,6 @@ it. See ``docs/gym.md``.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import gymnasium
@@ -130,7 +129,7 @@ class WorkerEnv(gymnasium.Env):
         workload = self._fixed if self._fixed is not None else self._workload_fn(episode_seed)
         if workload is not self._workload:
             self._workload = workload
-            self._engine = _core.WorkerGym(self.cluster.native(), workload.native(), self._engine_options(workload),
+            self._engine = _core.WorkerGym(self.cluster.native(), workload.native(), self._engine_options(),
                                            self.decision, self.max_rows, self.reward_kind, self.probe_ratio,
                                            self.min_probes)
         self._seed = episode_seed
@@ -141,8 +140,7 @@ class WorkerEnv(gymnasium.Env):
     def step(self, action):
         if self._engine is None:
             raise ValueError("call reset() before step()")
-        obs, reward, terminated, truncated, now = self._engine.step_observe(int(action), self.reward_scale)
-        return obs, reward, terminated, truncated, {"time": now}
+        return self._engine.step_observe(int(action), self.reward_scale)
 
     @property
     def shown(self) -> list:
@@ -165,19 +163,16 @@ class WorkerEnv(gymnasium.Env):
             from ..core.simulate import Result
             self._result = Result(self._engine.result(), self.cluster, self._workload,
                                   _EpisodeScheduler("agent", "worker"), self._seed,
-                                  self._engine_options(self._workload), 0.0)
+                                 
+                                  self._engine_options() | {"time_limit": self._engine.time_limit}, 0.0)
         return self._result
 
-    def _engine_options(self, workload):
+    def _engine_options(self):
+        """The engine options; without ``max_time`` or a ``time_limit`` option the engine sets the
+        time limit (the last arrival + 100 x the total work / the slots + 1000 s)."""
         opts = dict(self.options)
-        if "time_limit" not in opts:
-            if self.max_time is not None:
-                opts["time_limit"] = float(self.max_time)
-            else:
-                jobs, tasks = workload.native().columns()
-                slots = max(1, int(self.cluster.nodes["slots"].sum()))
-                last = float(np.max(jobs["submit_time"])) if len(jobs["submit_time"]) else 0.0
-                opts["time_limit"] = last + 100.0 * float(np.sum(tasks["work"])) / slots + 1000.0
+        if "time_limit" not in opts and self.max_time is not None:
+            opts["time_limit"] = float(self.max_time)
         return opts
 
 

@@ -161,6 +161,11 @@ def test_bad_cluster(kwargs, match):
     ("tasks", lambda t: t.assign(work=[np.nan] + list(t["work"][1:])), "'work' must be"),
     ("jobs", lambda j: j.assign(submit_time=[-5.0, 1.0, 2.5]), "submit_time"),
     ("tasks", lambda t: t.assign(stage=["map"] * 7 + ["shuffle"]), "stage"),
+    # numeric stages: 0 / 1 (the whole part of a number); anything else names the row
+    ("tasks", lambda t: t.assign(stage=[0] * 7 + [2]), r"tasks row 7: 'stage' must be 'map' or 'reduce', got 2"),
+    ("tasks", lambda t: t.assign(stage=[0.0] * 6 + [np.nan, 1.0]), r"tasks row 6: 'stage' .* got nan"),
+    ("tasks", lambda t: t.assign(stage=[0.0] * 5 + [np.inf, 0.0, 1.0]), r"tasks row 5: 'stage' .* got inf"),
+    ("tasks", lambda t: t.assign(stage=[0] * 4 + [-1, 0, 0, 1]), r"tasks row 4: 'stage'"),
     ("tasks", lambda t: t.assign(job_id=["a"] * 7 + ["zzz"]), "zzz"),
     ("jobs", lambda j: j.assign(job_id=["a", "a", "c"]), "more than once"),
     ("jobs", lambda j: j.assign(weight=[1.0, 0.0, 1.0]), "weight"),
@@ -183,6 +188,16 @@ def test_bad_workload(table, mutate, match):
         tasks = mutate(tasks)
     with pytest.raises(ValueError, match=match):
         sl.Workload.from_frames(jobs, tasks)
+
+
+def test_numeric_stages_read_as_map_and_reduce():
+    jobs, tasks = small_frames()
+    named = sl.Workload.from_frames(jobs, tasks)
+    codes = (tasks["stage"] == "reduce").astype(int)
+    for column in (codes, codes.astype(np.int8), codes.astype(float) + 0.25, codes.astype(bool),
+                   codes.astype("Int64")):
+        w = sl.Workload.from_frames(jobs, tasks.assign(stage=column))
+        pd.testing.assert_frame_equal(w.tasks, named.tasks)
 
 
 def test_replica_columns_with_gaps():
