@@ -54,3 +54,30 @@ def run_notebook(name: str, tmp_dir, timeout: int = 900) -> pd.DataFrame:
     out = tmp_dir / (pathlib.Path(name).stem + ".csv")
     execute_notebook(name, {"SCHEDLAB_OUT": str(out)}, timeout)
     return pd.read_csv(out)
+
+
+def claim_verdicts(nb) -> dict:
+    """The ``CLAIM <paper>/<id>: <verdict> | <numbers>`` lines an executed notebook printed
+    (schedlab.papers.report.show), as {"paper/id": (verdict, line)}."""
+    out = {}
+    for line in notebook_text(nb).splitlines():
+        if line.startswith("CLAIM "):
+            key, _, rest = line[len("CLAIM "):].partition(": ")
+            out[key] = (rest.split(" | ")[0].strip(), line)
+    return out
+
+
+def assert_claims_as_recorded(nb, paper: str, ids) -> dict:
+    """Every claim ``paper/id`` of ``ids`` printed its verdict in the notebook, and the verdict is
+    the one recorded for the small size in python/schedlab/papers/claims/<paper>.toml (so the
+    notebook shows what the claim tests and the report show, and a change either way fails)."""
+    from schedlab.papers import claims
+
+    seen = claim_verdicts(nb)
+    recorded = {f"{c.paper}/{c.id}": c.recorded("small") for c in claims.load(paper) if c.id in set(ids)}
+    assert len(recorded) == len(set(ids)), f"unknown claim ids in {ids}"
+    for key, want in recorded.items():
+        assert key in seen, f"{key}: the notebook printed no verdict (printed: {sorted(seen)})"
+        got, line = seen[key]
+        assert got == want, f"{key}: the notebook's verdict {got!r} is not the recorded {want!r}: {line}"
+    return seen

@@ -7,7 +7,10 @@ numbers behind it beside the paper's statement, and the reason for every miss.
 >>> outcomes = report.run(["wang2017"], size="small")
 >>> report.write(outcomes, "out/")          # out/README.md, out/index.html, out/figures/*.png
 
-``schedlab reproduce [PAPER ...] [--size small|full] --out DIR`` does both.
+``schedlab reproduce [PAPER ...] [--size small|full] --out DIR`` does both. A notebook shows the
+claims it reproduces with :func:`show` (a table of verdicts with their intervals, one printed
+``CLAIM <paper>/<id>: <verdict>`` line per claim, and the figures); :func:`notebook_size` reads
+``SCHEDLAB_SMALL``.
 """
 from __future__ import annotations
 
@@ -31,13 +34,27 @@ PAPER_TITLES = {
 class Skipped:
     """A claim that could not run here (e.g. a trace sample is missing)."""
 
-    def __init__(self, claim, why):
-        self.claim, self.why, self.verdict = claim, why, "not run"
+    def __init__(self, claim, why, size="small"):
+        self.claim, self.why, self.verdict, self.size = claim, why, "not run", size
 
 
-def run(papers=None, size: str = "small", progress: bool = True) -> list:
-    """Runs every claim of ``papers`` (default all) at ``size``; one Outcome (or Skipped) per claim."""
+def notebook_size() -> str:
+    """The size a notebook runs its claims at: "small" when ``SCHEDLAB_SMALL=1`` (the tests and
+    the documentation build), else "full" (the report's size)."""
+    import os
+    return "small" if os.environ.get("SCHEDLAB_SMALL") == "1" else "full"
+
+
+def run(papers=None, size: str = "small", progress: bool = True, ids=None) -> list:
+    """Runs every claim of ``papers`` (default all) at ``size``, or only the claims whose id is in
+    ``ids``; one Outcome (or Skipped) per claim, in file order."""
     todo = _claims.load_all(papers)
+    if ids is not None:
+        ids = list(ids)
+        unknown = sorted(set(ids) - {c.id for c in todo})
+        if unknown:
+            raise ValueError(f"no claim {', '.join(map(repr, unknown))} in the claims of {', '.join(papers or _claims.PAPERS)}")
+        todo = [c for c in todo if c.id in ids]
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -49,7 +66,7 @@ def run(papers=None, size: str = "small", progress: bool = True) -> list:
         try:
             out.append(_claims.run(c, size))
         except FileNotFoundError as e:
-            out.append(Skipped(c, str(e)))
+            out.append(Skipped(c, str(e), size))
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -74,16 +91,13 @@ def _ours(o):
     return f"{_fmt(o.mean)}{ci} (n={o.n})"
 
 
-def figure(o, path: pathlib.Path):
-    """A bar chart of the numbers behind a claim: the mean over seeds of each label, the seeds
-    as dots, and the paper's number or threshold as a line where it is on the same scale."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def draw(o, ax):
+    """Draws the numbers behind a claim on a Matplotlib axis: the mean over seeds of each label as
+    a bar, the seeds as dots, and the paper's number or threshold as a line where it is on the
+    same scale."""
     import numpy as np
 
     f = o.measured.frame
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
     if f is not None and len(f):
         labels = list(dict.fromkeys(f["label"]))
         means = [f[f["label"] == lab]["value"].mean() for lab in labels]
@@ -103,9 +117,67 @@ def figure(o, path: pathlib.Path):
             ax.legend(fontsize=8)
     ax.set_ylabel(o.measured.ylabel or o.claim.quantity, fontsize=8)
     ax.set_title(f"{o.claim.paper}/{o.claim.id}: {o.verdict}", fontsize=9)
+
+
+def figure(o, path: pathlib.Path):
+    """:func:`draw` into a PNG file."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    draw(o, ax)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def table(outcomes):
+    """One row per claim: the paper's number, schedlab's mean with its 95 % interval over seeds,
+    the number of seeds, the verdict, and the verdict recorded in the claims file for that size."""
+    import pandas as pd
+
+    rows = []
+    for o in outcomes:
+        c = o.claim
+        skipped = isinstance(o, Skipped)
+        rows.append({"claim": f"{c.paper}/{c.id}", "paper": _paper_number(c),
+                     "test": f"{c.comparison} {c.threshold:g}",
+                     "schedlab mean": float("nan") if skipped else round(o.mean, 4),
+                     "95 % CI low": float("nan") if skipped else round(o.ci_low, 4),
+                     "95 % CI high": float("nan") if skipped else round(o.ci_high, 4),
+                     "seeds": 0 if skipped else o.n, "verdict": o.verdict,
+                     "recorded": c.recorded(o.size), "quantity": c.quantity})
+    return pd.DataFrame(rows).set_index("claim")
+
+
+def verdict_line(o) -> str:
+    """``CLAIM <paper>/<id>: <verdict> | <numbers>``: the line :func:`show` prints per claim (the
+    notebooks' tests read these lines)."""
+    if isinstance(o, Skipped):
+        return f"CLAIM {o.claim.paper}/{o.claim.id}: not run | {o.why}"
+    return f"CLAIM {o.claim.paper}/{o.claim.id}: {o.verdict} | {o.numbers()}"
+
+
+def show(outcomes, figures: bool = True, columns: int = 2):
+    """For a notebook: prints one :func:`verdict_line` per claim (with the reason for a miss),
+    draws the claims' figures in a grid and returns :func:`table` (displayed as the cell's value)."""
+    for o in outcomes:
+        print(verdict_line(o))
+        if o.verdict not in ("reproduced", "calibration", "not run") and o.claim.reason:
+            print(f"    why: {o.claim.reason}")
+    drawn = [o for o in outcomes if not isinstance(o, Skipped)]
+    if figures and drawn:
+        import matplotlib.pyplot as plt
+        rows = -(-len(drawn) // columns)
+        fig, axes = plt.subplots(rows, columns, figsize=(6.4 * columns, 3.2 * rows), squeeze=False)
+        for ax, o in zip(axes.flat, drawn):
+            draw(o, ax)
+        for ax in list(axes.flat)[len(drawn):]:
+            ax.set_visible(False)
+        fig.tight_layout()
+        plt.show()
+    return table(outcomes)
 
 
 def write(outcomes, out_dir, size: str = "", seconds: float | None = None, command: str = "") -> dict:

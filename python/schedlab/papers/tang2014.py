@@ -205,8 +205,25 @@ def claim_sepb_vs_hadoop(size="small"):
     return _sepb_claim(size, "hadoop")
 
 
+def sepb_table(size="small") -> pd.DataFrame:
+    """The SEPB runs the claims are computed from (:func:`run_sepb` at percentages 0 and 100 %;
+    the 10-job batch and one seed at size "small", batches of 5, 10, 20 and three seeds at "full")."""
+    return _sepb_runs(size).copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _dynamicmr_runs(size):
+    return run_dynamicmr(batches=(10,) if size == "small" else (5, 10, 20), seeds=_seeds(size))
+
+
+def dynamicmr_table(size="small") -> pd.DataFrame:
+    """The runs of the claim "dynamicmr_vs_stock" (:func:`run_dynamicmr`, batches and seeds as in
+    :func:`sepb_table`)."""
+    return _dynamicmr_runs(size).copy()
+
+
 def claim_dynamicmr_vs_stock(size="small"):
-    r = run_dynamicmr(batches=(10,) if size == "small" else (5, 10, 20), seeds=_seeds(size))
+    r = _dynamicmr_runs(size)
     p = r.pivot_table(index=["seed", "jobs"], columns="variant", values="makespan")
     sp = (p["stock Hadoop (fair + hadoop speculation)"] / p["DynamicMR: DHSA + PreScheduling + SEPB"] - 1) * 100
     frame = r.groupby(["variant", "seed"])["makespan"].mean().reset_index()

@@ -429,15 +429,27 @@ def _scheduler(key):
     return key if isinstance(key, str) else get(key[0], **dict(key[1]))
 
 
-@functools.lru_cache(maxsize=None)
-def _run(cluster, workload, sched, seed, opts=(), fairness=False, phases=False, yarn_memory_gb=None):
-    """Summary numbers of one run (cached): makespan, and on request the overall fairness and
-    OMO's phase breakdown and last-batch sizes."""
+def run_one(cluster, workload: str, sched, seed: int = 0, opts=(), yarn_memory_gb=None):
+    """One run of the chapters' experiments exactly as the claim functions make it; returns the
+    :class:`~schedlab.Result` (the notebook draws its Gantt charts and time series from these).
+
+    ``cluster``: ("typed", nodes) — nodes of 2 map + 2 reduce slots — or ("yarn", nodes) —
+    NodeManagers of 8 vcores and 40 GB; ``workload``: a registered dataset name; ``sched``: a
+    scheduler name or (name, ((param, value), ...)), e.g. a value of :data:`OMO_SCHEDULERS`;
+    ``opts``: engine options as ((name, value), ...), e.g. :data:`OMO_OPTIONS`; ``yarn_memory_gb``:
+    every task asks for a container of 2 vcores and that many GB (YARN:g of Table 4.6)."""
     from ..engines.mapreduce import with_containers
     wl = _load_dataset(workload, seed=seed)
     if yarn_memory_gb is not None:
         wl = with_containers(wl, map_vcores=2, map_memory=yarn_memory_gb * 1024)
-    r = simulate(_cluster(cluster), wl, _scheduler(sched), seed=seed, **dict(opts))
+    return simulate(_cluster(cluster), wl, _scheduler(sched), seed=seed, **dict(opts))
+
+
+@functools.lru_cache(maxsize=None)
+def _run(cluster, workload, sched, seed, opts=(), fairness=False, phases=False, yarn_memory_gb=None):
+    """Summary numbers of one run (cached): makespan, and on request the overall fairness and
+    OMO's phase breakdown and last-batch sizes."""
+    r = run_one(cluster, workload, sched, seed, opts, yarn_memory_gb)
     out = {"makespan": float(r.summary()["makespan"]), "counters": dict(r.counters)}
     if fairness:
         out["fairness"] = fairness_mean(overall_fairness(r, interval=5.0))
@@ -452,17 +464,31 @@ def _frame(rows):
 
 
 # FRESH, Sets B-E (Figs. 3.8-3.9): FRESH with k = half the jobs against Fair and Capacity
+def fresh_sets_schedulers(workload: str) -> dict:
+    """The schedulers of Figs. 3.8-3.9 on a FRESH set, by label: Fair, Capacity (2 queues, at
+    most 90 % each) and FRESH (fresh_dynamic with k = half the jobs), on 10 nodes of 2 + 2 slots."""
+    n = _load_dataset(workload).n_jobs
+    return {"Fair": "fair", "Capacity": ("capacity", (("max_capacity", 0.9), ("queues", 2))),
+            "FRESH": ("fresh_dynamic", (("k", max(1, n // 2)),))}
+
+
+FRESH_CLUSTER = ("typed", 10)
+
+
+def fresh_sets_table(size="small") -> pd.DataFrame:
+    """Makespan and time-averaged overall fairness of Fair, Capacity and FRESH per set and seed
+    (Sets B-C at size "small", B-E at "full"): what the FRESH claims are computed from."""
+    return _fresh_sets(size).copy()
+
+
 def _fresh_sets(size):
     sets = ("b", "c") if size == "small" else ("b", "c", "d", "e")
-    from ..schedulers import get  # noqa: F401  (resolved in _scheduler)
     table = []
     for seed in _seeds(size):
         for s in sets:
             name = f"fresh_set_{s}"
-            n = _load_dataset(name).n_jobs
-            for lab, key in (("Fair", "fair"), ("Capacity", ("capacity", (("max_capacity", 0.9), ("queues", 2)))),
-                             ("FRESH", ("fresh_dynamic", (("k", max(1, n // 2)),)))):
-                r = _run(("typed", 10), name, key, seed, fairness=True)
+            for lab, key in fresh_sets_schedulers(name).items():
+                r = _run(FRESH_CLUSTER, name, key, seed, fairness=True)
                 table.append({"set": s.upper(), "seed": seed, "scheduler": lab, "makespan": r["makespan"],
                               "fairness": r["fairness"]})
     return pd.DataFrame(table)
@@ -504,6 +530,21 @@ def omo_workloads(size="small"):
 
 OMO_SCHEDULERS = {"FRESH": ("fresh_dynamic", (("k", 0),)), "Lazy Start": "omo_lazy_start",
                   "Batch Finish": "omo_batch_finish", "OMO": "omo"}
+#: Engine options of every OMO-chapter run (the calibrated network bandwidth).
+OMO_OPTIONS = (("network_bandwidth", OMO_BANDWIDTH),)
+OMO_CLUSTER = ("typed", 20)
+
+
+def omo_config(label: str):
+    """(scheduler, options) of a column of :func:`omo_table`: "Fair-x" (typed 2 + 2 slots,
+    slowstart x), "FairTotal-x" (pooled 4 slots, slowstart x) or a key of :data:`OMO_SCHEDULERS`;
+    pass them to :func:`run_one` with :data:`OMO_CLUSTER`."""
+    for prefix, name in (("FairTotal-", "fair_total"), ("Fair-", "fair")):
+        if label.startswith(prefix):
+            return name, OMO_OPTIONS + (("slowstart", float(label[len(prefix):])),)
+    if label not in OMO_SCHEDULERS:
+        raise ValueError(f"omo_config: unknown column {label!r}; Fair-x, FairTotal-x or one of {list(OMO_SCHEDULERS)}")
+    return OMO_SCHEDULERS[label], OMO_OPTIONS
 
 
 def omo_table(size="small", workloads=None) -> pd.DataFrame:
@@ -511,16 +552,13 @@ def omo_table(size="small", workloads=None) -> pd.DataFrame:
     slots, FairTotal-x (the chapter's Fair on the pooled 4 slots) for each slowstart x, FRESH,
     Lazy Start, Batch Finish and OMO, with ``Fair:best`` and ``FairTotal:best`` per row."""
     rows = []
-    bw = (("network_bandwidth", OMO_BANDWIDTH),)
+    labels = [f"{p}-{x:g}" for x in OMO_SLOWSTARTS for p in ("Fair", "FairTotal")] + list(OMO_SCHEDULERS)
     for seed in _seeds(size):
         for w in workloads or omo_workloads(size):
             row = {"workload": w, "seed": seed}
-            for x in OMO_SLOWSTARTS:
-                opts = bw + (("slowstart", x),)
-                row[f"Fair-{x:g}"] = _run(("typed", 20), w, "fair", seed, opts)["makespan"]
-                row[f"FairTotal-{x:g}"] = _run(("typed", 20), w, "fair_total", seed, opts)["makespan"]
-            for lab, key in OMO_SCHEDULERS.items():
-                row[lab] = _run(("typed", 20), w, key, seed, bw)["makespan"]
+            for lab in labels:
+                sched, opts = omo_config(lab)
+                row[lab] = _run(OMO_CLUSTER, w, sched, seed, opts)["makespan"]
             rows.append(row)
     t = pd.DataFrame(rows)
     t["Fair:best"] = t[[f"Fair-{x:g}" for x in OMO_SLOWSTARTS]].min(axis=1)
@@ -571,23 +609,32 @@ def claim_batch_finish_vs_pooled_fair1(size="small"):
 def calibration_fair1_tail(size="small"):
     rows, vals = [], []
     for seed in _seeds(size):
-        opts = (("network_bandwidth", OMO_BANDWIDTH), ("slowstart", 1.0))
-        ph = _run(("typed", 20), "omo_simple_terasort", "fair_total", seed, opts, phases=True)["phases"]
+        sched, opts = omo_config("FairTotal-1")
+        ph = _run(OMO_CLUSTER, "omo_simple_terasort", sched, seed, opts, phases=True)["phases"]
         vals.append(float(ph["shuffle_only"]))
         rows += [(k.replace("_", " "), seed, float(v)) for k, v in ph.items()]
     return Measured(vals, _frame(rows), note=f"network_bandwidth = {OMO_BANDWIDTH:g} B/s was chosen to give this tail",
                     ylabel="seconds (8 x Terasort, pooled Fair-1)")
 
 
+YARN_CLUSTER = ("yarn", 20)
+YARN_MEMORY_GB = (2, 4, 6, 8)
+
+
+def yarn_table(size="small") -> pd.DataFrame:
+    """Table 4.6: makespans of 8 x Terasort under YARN:g (every task a container of 2 vcores and
+    g GB on NodeManagers of 8 vcores and 40 GB) and under OMO, per seed (columns label, seed, value)."""
+    return _yarn(size)
+
+
 def _yarn(size):
     out = []
     for seed in _seeds(size):
-        for g in (2, 4, 6, 8):
-            r = _run(("yarn", 20), "omo_simple_terasort", "yarn", seed, (("network_bandwidth", OMO_BANDWIDTH),),
-                     yarn_memory_gb=g)
+        for g in YARN_MEMORY_GB:
+            r = _run(YARN_CLUSTER, "omo_simple_terasort", "yarn", seed, OMO_OPTIONS, yarn_memory_gb=g)
             out.append((f"YARN:{g}", seed, r["makespan"]))
-        out.append(("OMO", seed, _run(("typed", 20), "omo_simple_terasort", "omo", seed,
-                                      (("network_bandwidth", OMO_BANDWIDTH),))["makespan"]))
+        sched, opts = omo_config("OMO")
+        out.append(("OMO", seed, _run(OMO_CLUSTER, "omo_simple_terasort", sched, seed, opts)["makespan"]))
     return _frame(out)
 
 
@@ -604,6 +651,12 @@ def claim_omo_vs_yarn2(size="small"):
 
 
 # eSplash (§5.3)
+def esplash_table(size="small") -> pd.DataFrame:
+    """The eSplash runs the claims are computed from (:func:`run_esplash` with no speculation,
+    YARN's and eSplash's, full-size workload; one seed at size "small", three at "full")."""
+    return _esplash(size).copy()
+
+
 @functools.lru_cache(maxsize=None)
 def _esplash(size):
     runs = run_esplash(speculators=("none", "yarn", "esplash"), small=False, seeds=_seeds(size))
