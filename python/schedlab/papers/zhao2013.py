@@ -197,6 +197,12 @@ def _eas_runs(size):
     return eas_experiment(replications=reps, seeds=seeds)
 
 
+def eas_table(size="small") -> pd.DataFrame:
+    """The runs the claims are computed from (:func:`eas_experiment` with the five strategies:
+    replication 1, 4, 7 and one seed at size "small", 1-7 and five seeds at "full")."""
+    return _eas_runs(size).copy()
+
+
 def _eas_claim(size, rival):
     t = _eas_runs(size)
     p = t.pivot_table(index=["seed", "replication"], columns="strategy", values="total_flowtime")

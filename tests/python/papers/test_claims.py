@@ -63,3 +63,24 @@ def test_verdict_rule():
     o = claims.judge(c, claims.Measured([30.0, -5.0, 35.0]), "full")
     assert o.mean > 0 and o.ci_low < 0 and o.verdict == "not reproduced"
     assert claims.judge(c, claims.Measured([21.0]), "small").verdict == "reproduced"   # one seed: the value itself
+
+
+def test_report_table_lines_and_files(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from schedlab.papers import report
+
+    ids = ["tsf_false_constraint", "eunomia_equal_progress"]
+    outcomes = report.run(["zhou2019"], "small", progress=False, ids=ids)
+    assert [o.claim.id for o in outcomes] == ["eunomia_equal_progress", "tsf_false_constraint"]   # file order
+    t = report.table(outcomes)
+    assert list(t.index) == [f"zhou2019/{i}" for i in ("eunomia_equal_progress", "tsf_false_constraint")]
+    assert (t["verdict"] == t["recorded"]).all() and (t["seeds"] == 1).all()
+    report.show(outcomes, figures=False)
+    lines = [l for l in capsys.readouterr().out.splitlines() if l.startswith("CLAIM ")]
+    assert lines == [report.verdict_line(o) for o in outcomes]
+    assert lines[1].startswith("CLAIM zhou2019/tsf_false_constraint: reproduced | ")
+    paths = report.write(outcomes, tmp_path, "small")
+    md = paths["markdown"].read_text()
+    assert "| zhou2019 | [tsf_false_constraint]" in md and (tmp_path / "figures" / "zhou2019_tsf_false_constraint.png").exists()
+    with pytest.raises(ValueError, match="no claim 'nope'"):
+        report.run(["zhou2019"], "small", progress=False, ids=["nope"])
