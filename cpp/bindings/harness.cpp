@@ -14,10 +14,10 @@ void bind_harness(py::module_& m) {
   using H = mr::Harness;
   py::class_<H>(m, "Harness", "a MapReduce-engine scheduler driven step by step (see schedlab.testing)")
       .def(py::init([](const std::string& scheduler, py::dict params, py::dict options, const std::string& task_ids) {
-             if (task_ids != "index" && task_ids != "counter")
-               throw std::invalid_argument("task_ids must be 'index' or 'counter'");
+             if (task_ids != "index" && task_ids != "counter" && task_ids != "per_job")
+               throw std::invalid_argument("task_ids must be 'index', 'counter' or 'per_job'");
              return std::make_unique<H>(scheduler, to_values(params), to_values(options),
-                                        task_ids == "index" ? mr::TaskIds::Index : mr::TaskIds::Counter);
+                                        task_ids == "index" ? mr::TaskIds::Index : task_ids == "counter" ? mr::TaskIds::Counter : mr::TaskIds::PerJob);
            }),
            py::arg("scheduler"), py::arg("params"), py::arg("options"), py::arg("task_ids"))
       .def("add_tracker", &H::add_tracker, py::arg("name"), py::arg("rack"), py::arg("map_slots"), py::arg("reduce_slots"),
@@ -25,7 +25,7 @@ void bind_harness(py::module_& m) {
       .def("submit",
            [](H& h, int32_t maps, int32_t reduces, std::vector<std::vector<std::string>> map_hosts, const std::string& pool,
               const std::string& user, const std::string& priority, double weight, double map_memory, double reduce_memory,
-              double deadline, double work, const std::string& state) {
+              double deadline, double work, const std::string& state, int32_t slowstart_maps) {
              mr::HarnessJob j;
              j.maps = maps;
              j.reduces = reduces;
@@ -39,10 +39,12 @@ void bind_harness(py::module_& m) {
              j.deadline = deadline;
              j.work = work;
              j.state = state;
+             j.slowstart_maps = slowstart_maps;
              return h.submit(j);
            },
            py::arg("maps"), py::arg("reduces"), py::arg("map_hosts"), py::arg("pool"), py::arg("user"), py::arg("priority"),
-           py::arg("weight"), py::arg("map_memory"), py::arg("reduce_memory"), py::arg("deadline"), py::arg("work"), py::arg("state"))
+           py::arg("weight"), py::arg("map_memory"), py::arg("reduce_memory"), py::arg("deadline"), py::arg("work"), py::arg("state"),
+           py::arg("slowstart_maps") = -1)
       .def("set_priority", &H::set_priority)
       .def_property_readonly("now", &H::now)
       .def("set_time", &H::set_time)

@@ -8,7 +8,7 @@
 // attempts "attempt_test_0001_m_000000_0" (job number, m or r, task index within its type,
 // attempt number). With TaskIds::Counter, the task number is instead a counter of the attempts
 // handed out so far, starting at 1, as the fake job of Hadoop's TestJobQueueTaskScheduler names
-// them. An assignment reads "<attempt> on <tracker>".
+// them; with TaskIds::PerJob a counter per job and type, as TestCapacityScheduler's fake job. An assignment reads "<attempt> on <tracker>".
 //
 // Pools and queues are named; the harness gives them dense ids in name order (Hadoop breaks ties
 // between pools by name) and translates the keys of pool- and user-keyed scheduler parameters
@@ -48,9 +48,16 @@ struct HarnessJob {
   // job gets its name but the JobTracker never hands it to the scheduler (the engine submits
   // only runnable jobs to schedulers).
   std::string state = "RUNNING";
+  // Completed maps its reduces wait for (Hadoop's completedMapsForReduceSlowstart of this job);
+  // -1: as the engine's slowstart option says.
+  int32_t slowstart_maps = -1;
 };
 
-enum class TaskIds { Index, Counter };
+// How attempts number their task: its index within its job and type (Hadoop's own numbering), a
+// counter of the attempts handed out so far over all jobs from 1 (TestJobQueueTaskScheduler's fake
+// job), or a counter per job and type from 1, in the order its tasks are first handed out
+// (TestCapacityScheduler's fake job).
+enum class TaskIds { Index, Counter, PerJob };
 
 struct Assignment {
   std::string attempt;   // attempt_test_0001_m_000000_0
@@ -74,8 +81,9 @@ class Harness {
                    const std::string& host = "");
   // Submits a job now; returns its name (job_test_0001, ...).
   std::string submit(const HarnessJob& job);
-  // Changes a job's priority; only before any heartbeat since its submission (the engine's
-  // workload is fixed: the change is replayed as if given at submission).
+  // Changes a job's priority now (Hadoop's JobInProgress.setPriority): before any heartbeat since
+  // its submission, as if given at submission; later, the workload's priority column changes and
+  // the scheduler hears of it (mr::Scheduler::on_priority_changed) and re-sorts.
   void set_priority(const std::string& job, const std::string& priority);
 
   double now() const { return now_; }
@@ -110,7 +118,7 @@ class Harness {
 
  private:
   struct Action {
-    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress, Act } kind;
+    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress, Act, Join, Priority } kind;
     double time;
     int64_t target;  // job, node or attempt id
     double value = 0;
@@ -144,6 +152,7 @@ class Harness {
   std::vector<std::string> assigned_;
   int64_t counter_ = 0;
   std::vector<int32_t> attempts_of_task_;
+  std::vector<int64_t> task_number_, job_counter_;  // TaskIds::PerJob
   std::vector<std::string> act_names_;  // the Act actions' names (by index)
 };
 

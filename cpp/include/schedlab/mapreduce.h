@@ -172,6 +172,10 @@ class Scheduler {
   virtual void finish(Sim&, SimResult&) {}
   // Its state now, for the scheduler harness (reading only).
   virtual void report(Sim&, SchedulerReport&) {}
+  // A job's priority (the workload's priority column) changed while it runs (Hadoop's
+  // JobInProgress.setPriority: the scheduler harness); a scheduler that orders or weighs jobs by
+  // priority re-sorts.
+  virtual void on_priority_changed(Sim&, int32_t /*job*/) {}
   // Runs one of its periodic actions now, by name (the harness drives them as Hadoop's tests do,
   // e.g. fair's "update" and "preempt"); false if it has no such action.
   virtual bool act(Sim&, const std::string& /*action*/) { return false; }
@@ -222,6 +226,8 @@ class Sim {
   void complete(int64_t attempt);
   void fail(int64_t attempt);
   void set_progress(int64_t attempt, double progress);
+  // The completed maps `job`'s reduces wait for (instead of the slowstart option's share).
+  void set_slowstart_maps(int32_t job, int32_t maps);
   SimResult collect();
 
   // ---- stepping (reinforcement-learning environments: schedlab.gym) ----

@@ -25,7 +25,8 @@ const std::set<std::string>& pool_keyed() {
   static const std::set<std::string> s = {"pool_weights",      "min_shares",        "min_map_shares",
                                           "min_reduce_shares", "pool_max_jobs",     "pool_modes",
                                           "capacities",        "min_share_timeouts", "pool_max_maps",
-                                          "pool_max_reduces"};
+                                          "pool_max_reduces",  "max_capacities",    "min_user_limit_percents",
+                                          "user_limit_factors", "supports_priorities", "queue_order"};
   return s;
 }
 const std::set<std::string>& user_keyed() {
@@ -118,6 +119,7 @@ void Harness::add_tracker(const std::string& name, const std::string& rack, int3
     if (t.name == name) throw std::invalid_argument("add_tracker: tracker '" + name + "' exists already");
   if (map_slots < 0 || reduce_slots < 0) throw std::invalid_argument("add_tracker: slot counts must be >= 0");
   trackers_.push_back({name, host.empty() ? name : host, rack.empty() ? "default-rack" : rack, map_slots, reduce_slots});
+  log_.push_back({Action::Join, now_, int64_t(trackers_.size()) - 1});  // its slots count from now on
   dirty_ = true;
 }
 
@@ -130,6 +132,7 @@ std::string Harness::submit(const HarnessJob& job) {
   priority_level(job.priority);  // (checks it)
   if (!(job.weight > 0)) throw std::invalid_argument("submit: weight must be positive");
   if (!(job.work > 0)) throw std::invalid_argument("submit: work must be positive");
+  if (job.slowstart_maps > job.maps) throw std::invalid_argument("submit: slowstart_maps is more than the job's maps");
   for (const auto& hosts : job.map_hosts)
     for (const std::string& h : hosts) {
       bool known = false;
@@ -150,19 +153,23 @@ std::string Harness::submit(const HarnessJob& job) {
 
 void Harness::set_priority(const std::string& job, const std::string& priority) {
   const int32_t j = job_id(job);
-  priority_level(priority);
-  for (const Action& a : log_)
-    if (a.kind == Action::Heartbeat && a.time >= 0) {
-      // a heartbeat after the job's submission would have seen the old priority
-      bool after = false;
-      for (const Action& b : log_) {
-        if (&b == &a) break;
-        after |= b.kind == Action::Submit && b.target == j;
-      }
-      if (after) throw std::invalid_argument("set_priority: job " + job + " has seen heartbeats already; the harness changes priorities only before");
-    }
-  jobs_[size_t(j)].spec.priority = priority;
-  dirty_ = true;
+  const int32_t level = priority_level(priority);
+  // before any heartbeat since the job's submission: as if given at submission
+  bool submitted = false, seen = false;
+  for (const Action& a : log_) {
+    submitted |= a.kind == Action::Submit && a.target == j;
+    seen |= submitted && a.kind == Action::Heartbeat;
+  }
+  if (!seen) {
+    jobs_[size_t(j)].spec.priority = priority;
+    dirty_ = true;
+    return;
+  }
+  // later: a change now (JobInProgress.setPriority), which the scheduler hears of
+  ensure();
+  const Action act{Action::Priority, now_, j, double(level)};
+  apply(act, true);
+  log_.push_back(act);
 }
 
 void Harness::set_time(double t) {
@@ -291,6 +298,9 @@ void Harness::ensure() {
   auto sim = std::make_unique<Sim>(*cluster, *wl, *sched, opt, 0);
   sim->set_speculator(spec.get());
   sim->start();
+  // a tracker's slots count (in the cluster's totals too) from the time it was added: every node
+  // starts empty and joins by its Join action
+  for (size_t n = 0; n < trackers_.size(); ++n) sim->set_slots(int32_t(n), 0, 0);
   // swap in, then replay
   sim_.reset();
   cluster_ = std::move(cluster);
@@ -303,6 +313,8 @@ void Harness::ensure() {
   assigned_.clear();
   counter_ = 0;
   attempts_of_task_.assign(workload_->n_tasks(), 0);
+  task_number_.assign(workload_->n_tasks(), 0);
+  job_counter_.assign(2 * workload_->n_jobs(), 0);
   dirty_ = false;
   for (const Action& a : log_) apply(a, true);
   sim_->advance_to(now_);
@@ -315,7 +327,12 @@ void Harness::name_new_attempts(int64_t from, int32_t node) {
     const int32_t job = at.job;
     const bool map = at.stage == kMap;
     const int64_t index = at.task - wl.task_begin[size_t(job)] - (map ? 0 : wl.n_maps[size_t(job)]);
-    const int64_t number = task_ids_ == TaskIds::Counter ? ++counter_ : index;
+    int64_t number = index;
+    if (task_ids_ == TaskIds::Counter) number = ++counter_;
+    if (task_ids_ == TaskIds::PerJob) {  // the task's number: its job's count of tasks of its type handed out, from 1
+      if (task_number_[size_t(at.task)] == 0) task_number_[size_t(at.task)] = ++job_counter_[2 * size_t(job) + (map ? 0 : 1)];
+      number = task_number_[size_t(at.task)];
+    }
     const std::string name = "attempt_test_" + pad(job + 1, 4) + (map ? "_m_" : "_r_") + pad(number, 6) + "_" +
                              std::to_string(attempts_of_task_[size_t(at.task)]++);
     attempt_names_.push_back(name);
@@ -328,13 +345,27 @@ void Harness::name_new_attempts(int64_t from, int32_t node) {
 void Harness::apply(const Action& a, bool) {
   sim_->advance_to(a.time);
   switch (a.kind) {
-    case Action::Submit: sim_->submit_now(int32_t(a.target)); break;
+    case Action::Submit: {
+      const int32_t s = jobs_[size_t(a.target)].spec.slowstart_maps;
+      if (s >= 0) sim_->set_slowstart_maps(int32_t(a.target), s);
+      sim_->submit_now(int32_t(a.target));
+      break;
+    }
     case Action::Heartbeat: {
       const int64_t before = sim_->n_attempts();
       sim_->heartbeat_now(int32_t(a.target));
       name_new_attempts(before, int32_t(a.target));
       break;
     }
+    case Action::Join: {
+      const Tracker& t = trackers_[size_t(a.target)];
+      sim_->set_slots(int32_t(a.target), t.map_slots, t.reduce_slots);
+      break;
+    }
+    case Action::Priority:
+      workload_->priority[size_t(a.target)] = int32_t(a.value);
+      sched_->on_priority_changed(*sim_, int32_t(a.target));
+      break;
     case Action::Finish: sim_->complete(a.target); break;
     case Action::Fail: sim_->fail(a.target); break;
     case Action::Kill: sim_->kill(a.target); break;

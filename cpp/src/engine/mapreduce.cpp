@@ -1271,6 +1271,14 @@ void Sim::advance_to(double t) {
   now_ = t;
 }
 
+void Sim::set_slowstart_maps(int32_t job, int32_t maps) {
+  require_driven(opt_, started_, "set_slowstart_maps");
+  if (job < 0 || size_t(job) >= wl_.n_jobs()) throw std::invalid_argument("set_slowstart_maps: no job " + std::to_string(job));
+  jobs_[job].slowstart_maps = std::clamp(maps, 0, wl_.n_maps[job]);
+  if (jobs_[job].submitted && std::isnan(jobs_[job].finish)) count_ready_reduces(job);
+  job_changed(job);
+}
+
 void Sim::submit_now(int32_t job) {
   require_driven(opt_, started_, "submit_now");
   if (job < 0 || size_t(job) >= wl_.n_jobs()) throw std::invalid_argument("submit_now: no job " + std::to_string(job));

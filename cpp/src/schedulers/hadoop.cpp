@@ -18,7 +18,11 @@
 //              modes, node and rack locality delays, assignmultiple caps, and min-share and
 //              fair-share preemption with their timeouts (update, tasksToPreempt, preemptTasks)
 //   capacity — queues with a capacity and a maximum capacity, FIFO inside a queue
-//              [Wang 2017, §2.4, FRESH experiments §3.4.2.2]
+//              [Wang 2017, §2.4, FRESH experiments §3.4.2.2]; and, as Hadoop 1.2.1's
+//              contrib/capacity-scheduler (CapacityTaskScheduler, CapacitySchedulerQueue,
+//              MemoryMatcher) does: capacities in whole slots, the stable queue order, maximum
+//              capacities, user limits (minimum-user-limit-percent, user-limit-factor),
+//              supports-priority, high-memory jobs taking several slots and reserving trackers
 // Each takes the admission-control limit k of FRESH's experiments [Wang 2017, §2.4; §3.3.2.2–3.3.2.3].
 // fifo and fair also take strict_locality: launch node-local maps only, never a non-local one —
 // the FIFO-S and HFS-S baselines of the EAS paper (S-pull reading) [Zhao et al. 2013, §5].
@@ -68,6 +72,7 @@ class FifoScheduler : public Scheduler {
   }
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
   void on_job_finished(Sim&, int32_t job) override { queue_.remove(job); }
+  void on_priority_changed(Sim& sim, int32_t job) override { queue_.reorder(sim, job); }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
     if (ideal_) return list_schedule(sim, node);
@@ -219,6 +224,13 @@ class FairScheduler : public Scheduler {
     pools_.remove(sim, job);
     mark_pool(pools_.pool_of(job));
     if (limits_) update_runnability(sim);
+    if (periodic_) update(sim);
+  }
+  // (a priority is a weight factor in fair pools and the first key in FIFO pools: every job's
+  // place is worked out again at the next heartbeat)
+  void on_priority_changed(Sim& sim, int32_t job) override {
+    refresh_all_ = true;
+    mark_pool(pools_.pool_of(job));
     if (periodic_) update(sim);
   }
 
@@ -847,89 +859,403 @@ class FairScheduler : public Scheduler {
 };
 
 // ------------------------------------------------------------------------------------------
-// Capacity Scheduler: queues with guaranteed capacity fractions and a maximum capacity; the
-// most under-served queue (used / guaranteed) is offered each slot first; FIFO inside a queue;
-// node-local, then rack-local, then any map; one reduce per heartbeat (Hadoop 1 default).
+// Capacity Scheduler, as Hadoop 1.2.1's contrib/capacity-scheduler (CapacityTaskScheduler,
+// CapacitySchedulerQueue, MemoryMatcher) decides:
+// - each queue's capacity and maximum capacity in slots, recomputed at every heartbeat from the
+//   cluster's slots: (int)(percent x slots / 100) (CapacitySchedulerQueue.updateCapacities); a
+//   maximum of 0 slots means no maximum;
+// - the queues in order of occupied slots / capacity (a queue of capacity 0 counts as full), the
+//   list sorted stably, so ties keep their previous order (TaskSchedulingMgr.sortQueues), before
+//   every map assignment and before the heartbeat's one reduce;
+// - inside a queue, jobs by start time (and by priority first where the queue supports
+//   priorities); a job gets a task unless its queue would pass its maximum capacity or its user
+//   the user limit (assignSlotsToJob): min(max(ceil(C / active users), ceil(minimum-user-limit-
+//   percent x C / 100)), capacity x user-limit-factor), C the queue's capacity while it is under
+//   it, else its occupied slots plus the task's; active users are those whose running jobs have
+//   tasks of the type to schedule;
+// - high-memory jobs (memory-based scheduling, on when the four cluster memory settings are): a
+//   task of a job whose mapred.job.map.memory.mb exceeds the slot size takes ceil(memory / slot
+//   size) slots; a tracker without enough free slots is reserved for such a job (while its
+//   reserved trackers are fewer than its pending tasks, and the tracker could ever run it), and
+//   serves it only, when it has the slots; reserved slots count as occupied by the job's queue and
+//   user;
+// - maps until the tracker is full or nothing fits (at most maximum-tasks-per-heartbeat tasks),
+//   then at most one reduce.
+// Not modelled: job initialization (the JobInitializationPoller's limits: jobs are initialized
+// at submission) and the off-switch rules (a map is taken at its best locality, node, rack or any).
 class CapacityScheduler : public Scheduler {
  public:
   explicit CapacityScheduler(const Params& p)
       : admission_(p.integer("k")),
         round_robin_queues_(p.integer("queues")),
         capacities_(parse_key_values("capacity: capacities", p.text("capacities"))),
-        max_capacity_(p.number("max_capacity")) {}
+        max_capacity_(p.number("max_capacity")),
+        max_capacities_(parse_key_values("capacity: max_capacities", p.text("max_capacities"))),
+        ul_min_(p.number("min_user_limit_percent")),
+        ul_mins_(parse_key_values("capacity: min_user_limit_percents", p.text("min_user_limit_percents"))),
+        ul_factor_(p.number("user_limit_factor")),
+        ul_factors_(parse_key_values("capacity: user_limit_factors", p.text("user_limit_factors"))),
+        priorities_(p.boolean("supports_priority")),
+        priorities_text_(parse_key_values("capacity: supports_priorities", p.text("supports_priorities"))),
+        slot_mem_{p.number("map_memory_mb"), p.number("reduce_memory_mb")},
+        max_mem_{p.number("max_map_memory_mb"), p.number("max_reduce_memory_mb")},
+        max_per_heartbeat_(p.integer("max_tasks_per_heartbeat")),
+        order_text_(parse_key_values("capacity: queue_order", p.text("queue_order"))) {}
 
   void init(Sim& sim) override {
     admission_.init(sim);
     const auto& wl = sim.workload();
-    queue_of_.resize(wl.n_jobs());
+    const size_t n_jobs = wl.n_jobs();
+    queue_of_.resize(n_jobs);
     int32_t nq = 1;
-    for (size_t j = 0; j < wl.n_jobs(); ++j) {
+    for (size_t j = 0; j < n_jobs; ++j) {
       queue_of_[j] = round_robin_queues_ > 0 ? int32_t(j % round_robin_queues_) : wl.queue[j];
       nq = std::max(nq, queue_of_[j] + 1);
     }
     if (round_robin_queues_ > 0) nq = int32_t(round_robin_queues_);
-    share_.assign(nq, 1.0 / nq);
+    for (const auto* m : {&capacities_, &max_capacities_, &ul_mins_, &ul_factors_, &priorities_text_, &order_text_})
+      for (const auto& [k, v] : *m) {
+        const std::string what = m == &capacities_ ? "capacities" : m == &max_capacities_ ? "max_capacities" : m == &ul_mins_ ? "min_user_limit_percents"
+                                 : m == &ul_factors_ ? "user_limit_factors" : m == &priorities_text_ ? "supports_priorities" : "queue_order";
+        const int q = parse_id_key("capacity: " + what, k);
+        if (m == &capacities_ && round_robin_queues_ > 0 && q >= nq)
+          throw std::invalid_argument("capacity: capacities names queue " + k + ", but there are " + std::to_string(nq) + " queues");
+        nq = std::max(nq, q + 1);
+      }
+    Queue blank;
+    blank.percent = float(100.0 / nq);
+    blank.max_percent = max_capacity_ >= 1.0 ? -1.0f : float(max_capacity_ * 100.0);
+    blank.ul_min = ul_min_;
+    blank.ul_factor = ul_factor_;
+    blank.priorities = priorities_;
+    queues_.assign(size_t(nq), blank);
     if (!capacities_.empty()) {
-      share_.assign(nq, 0.0);
       double sum = 0;
+      for (Queue& q : queues_) q.percent = 0;
       for (auto& [k, v] : capacities_) {
-        const int q = parse_id_key("capacity: capacities", k);
-        if (q < 0 || q >= nq) throw std::invalid_argument("capacity: capacities names queue " + k + ", but there are " + std::to_string(nq) + " queues");
         if (!(v > 0)) throw std::invalid_argument("capacity: capacity of queue " + k + " must be positive");
-        share_[q] = v;
+        queues_[size_t(std::stoi(k))].percent = float(v * 100.0);
         sum += v;
       }
       if (sum > 1.0 + 1e-9) throw std::invalid_argument("capacity: queue capacities add up to more than 1");
-      for (int q = 0; q < nq; ++q)
-        if (share_[q] <= 0) throw std::invalid_argument("capacity: queue " + std::to_string(q) + " has jobs but no capacity");
     }
-    queue_jobs_.assign(nq, {});
+    for (auto& [k, v] : max_capacities_) {
+      if (!(v > 0 && v <= 1)) throw std::invalid_argument("capacity: maximum capacity of queue " + k + " must be in (0, 1]");
+      queues_[size_t(std::stoi(k))].max_percent = v >= 1.0 ? -1.0f : float(v * 100.0);
+    }
+    for (auto& [k, v] : ul_mins_) {
+      if (!(v > 0 && v <= 100)) throw std::invalid_argument("capacity: minimum user limit of queue " + k + " must be in (0, 100] percent");
+      queues_[size_t(std::stoi(k))].ul_min = v;
+    }
+    for (auto& [k, v] : ul_factors_) {
+      if (!(v > 0)) throw std::invalid_argument("capacity: user limit factor of queue " + k + " must be positive");
+      queues_[size_t(std::stoi(k))].ul_factor = v;
+    }
+    for (auto& [k, v] : priorities_text_) queues_[size_t(std::stoi(k))].priorities = v != 0;
+    for (size_t q = 0; q < queues_.size(); ++q) {
+      // (CapacitySchedulerConf.getMaxCapacity: a maximum below the capacity is an error)
+      if (queues_[q].max_percent >= 0 && queues_[q].max_percent < queues_[q].percent)
+        throw std::invalid_argument("capacity: maximum capacity of queue " + std::to_string(q) + " is below its capacity");
+    }
+    for (size_t j = 0; j < n_jobs; ++j)
+      if (!(queues_[size_t(queue_of_[j])].percent > 0))
+        throw std::invalid_argument("capacity: queue " + std::to_string(queue_of_[j]) + " has jobs but no capacity");
+    // the queues' initial order (Hadoop: its map of queues' order), ties kept from then on
+    std::vector<std::pair<double, int32_t>> initial;
+    for (int32_t q = 0; q < nq; ++q) {
+      auto it = order_text_.find(std::to_string(q));
+      initial.push_back({it == order_text_.end() ? 1e18 + q : it->second, q});
+    }
+    std::sort(initial.begin(), initial.end());
+    for (int s = 0; s < 2; ++s) {
+      order_[s].clear();
+      for (auto& [key, q] : initial) order_[s].push_back(q);
+      reserved_job_[s].assign(size_t(sim.n_nodes()), -1);
+      job_reserved_[s].assign(n_jobs, 0);
+    }
+    // memory-based scheduling (MemoryMatcher.isSchedulingBasedOnMemEnabled) and slots per task
+    // (JobConf.computeNumSlotsPerMap/Reduce)
+    mem_enabled_ = slot_mem_[0] > 0 && slot_mem_[1] > 0 && max_mem_[0] > 0 && max_mem_[1] > 0;
+    for (int s = 0; s < 2; ++s) {
+      job_mem_[s].assign(n_jobs, 0.0);
+      slots_per_[s].assign(n_jobs, 1);
+    }
+    for (size_t j = 0; j < n_jobs; ++j) {
+      const int64_t b = wl.task_begin[j], e = wl.task_begin[j + 1], m = b + wl.n_maps[j];
+      if (b < m) job_mem_[kMap][j] = wl.memory[size_t(b)];
+      if (m < e) job_mem_[kReduce][j] = wl.memory[size_t(m)];
+      if (!mem_enabled_) continue;
+      for (int s = 0; s < 2; ++s) {
+        const double mem = job_mem_[s][j];
+        if (mem > 0) slots_per_[s][j] = std::max<int32_t>(1, int32_t(std::ceil(float(mem) / float(slot_mem_[s]))));
+      }
+    }
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
-    queue_jobs_[queue_of_[job]].push_back(job);
+    Queue& q = queues_[size_t(queue_of_[job])];
+    q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
   }
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
-  void on_job_finished(Sim&, int32_t job) override {
-    auto& v = queue_jobs_[queue_of_[job]];
+  void on_priority_changed(Sim& sim, int32_t job) override {
+    Queue& q = queues_[size_t(queue_of_[job])];
+    auto it = std::find(q.jobs.begin(), q.jobs.end(), job);
+    if (it == q.jobs.end()) return;
+    q.jobs.erase(it);
+    q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+  }
+  void on_job_finished(Sim& sim, int32_t job) override {
+    auto& v = queues_[size_t(queue_of_[job])].jobs;
     v.erase(std::find(v.begin(), v.end(), job));
+    for (int s = 0; s < 2; ++s)  // its reservations go with it (JobInProgress.cancelReservedSlots)
+      if (job_reserved_[s][size_t(job)] > 0)
+        for (int32_t n = 0; n < sim.n_nodes(); ++n)
+          if (reserved_job_[s][size_t(n)] == job) unreserve(n, s);
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
-    while (sim.free_slots(node, kMap) > 0 && assign_one(sim, node, kMap)) {}
-    if (sim.free_slots(node, kReduce) > 0) assign_one(sim, node, kReduce);
+    update_all(sim);
+    // maps while the tracker has room (addMapTasks)
+    int64_t assigned = 0;
+    int32_t avail = sim.free_slots(node, kMap);
+    while (avail > 0) {
+      sort_queues(kMap);
+      int32_t job = -1;
+      if (assign(sim, node, kMap, avail, job) != kFound) break;
+      if (++assigned >= max_per_heartbeat_) break;
+      avail -= slots_per_[kMap][size_t(job)];
+      Queue& q = queues_[size_t(queue_of_[job])];  // (CapacitySchedulerQueue.update)
+      add_usage(sim, q.use[kMap], job, kMap, 1, slots_per_[kMap][size_t(job)]);
+    }
+    // one reduce (addReduceTask)
+    if (sim.free_slots(node, kReduce) > 0) {
+      sort_queues(kReduce);
+      int32_t job = -1;
+      assign(sim, node, kReduce, sim.free_slots(node, kReduce), job);
+    }
+  }
+
+  // Per queue: capacity_percent, user_limit_percent, supports_priority, jobs, users (with jobs),
+  // and per type map_/reduce_: capacity, max_capacity (-1: none), slots_occupied, running_tasks,
+  // active_users, users_with_slots, order (position in the scheduler's ordered list); per job: map_/reduce_
+  // running, slots, reserved_slots, slots_per_task; per user: map_/reduce_slots_occupied (over
+  // the queues); per node: map_/reduce_reserved_for (job id, -1) and map_/reduce_slots_occupied.
+  // Usage is computed from the state now, as updateQueueUsageForTests does (the order is not
+  // re-sorted: act("update") does that).
+  void report(Sim& sim, SchedulerReport& r) override {
+    update_all(sim);
+    const size_t nq = queues_.size(), n_jobs = sim.workload().n_jobs();
+    int32_t n_users = 0;
+    for (size_t j = 0; j < n_jobs; ++j) n_users = std::max(n_users, sim.workload().user[j] + 1);
+    r.pool["capacity_percent"].assign(nq, 0.0);
+    r.pool["user_limit_percent"].assign(nq, 0.0);
+    r.pool["supports_priority"].assign(nq, 0.0);
+    r.pool["jobs"].assign(nq, 0.0);
+    r.pool["users"].assign(nq, 0.0);
+    for (size_t q = 0; q < nq; ++q) {
+      const Queue& Q = queues_[q];
+      r.pool["capacity_percent"][q] = Q.percent;
+      r.pool["user_limit_percent"][q] = Q.ul_min;
+      r.pool["supports_priority"][q] = Q.priorities;
+      r.pool["jobs"][q] = double(Q.jobs.size());
+      std::vector<int32_t> users;
+      for (int32_t j : Q.jobs) users.push_back(sim.workload().user[size_t(j)]);
+      std::sort(users.begin(), users.end());
+      r.pool["users"][q] = double(std::unique(users.begin(), users.end()) - users.begin());
+    }
+    for (int s = 0; s < 2; ++s) {
+      const std::string t = s == kMap ? "map_" : "reduce_";
+      for (const char* name : {"capacity", "max_capacity", "slots_occupied", "running_tasks", "active_users", "users_with_slots", "order"})
+        r.pool[t + name].assign(nq, 0.0);
+      for (size_t q = 0; q < nq; ++q) {
+        const Usage& u = queues_[q].use[s];
+        r.pool[t + "capacity"][q] = u.capacity;
+        r.pool[t + "max_capacity"][q] = u.max_capacity;
+        r.pool[t + "slots_occupied"][q] = u.occupied;
+        r.pool[t + "running_tasks"][q] = u.running;
+        r.pool[t + "active_users"][q] = double(u.active.size());
+        for (auto& [user, slots] : u.by_user) r.pool[t + "users_with_slots"][q] += slots > 0 ? 1.0 : 0.0;
+      }
+      for (size_t i = 0; i < order_[s].size(); ++i) r.pool[t + "order"][size_t(order_[s][i])] = double(i);
+      for (const char* name : {"running", "slots", "reserved_slots", "slots_per_task"}) r.job[t + name].assign(n_jobs, 0.0);
+      for (size_t j = 0; j < n_jobs; ++j) {
+        const int32_t run = sim.job(int32_t(j)).running_attempts[s];
+        r.job[t + "running"][j] = run;
+        r.job[t + "slots"][j] = double(run) * slots_per_[s][j];
+        r.job[t + "reserved_slots"][j] = double(job_reserved_[s][j]) * slots_per_[s][j];
+        r.job[t + "slots_per_task"][j] = slots_per_[s][j];
+      }
+      r.user[t + "slots_occupied"].assign(size_t(n_users), 0.0);
+      for (const Queue& Q : queues_)
+        for (auto& [user, slots] : Q.use[s].by_user) r.user[t + "slots_occupied"][size_t(user)] += slots;
+      r.node[t + "reserved_for"].assign(size_t(sim.n_nodes()), -1.0);
+      r.node[t + "slots_occupied"].assign(size_t(sim.n_nodes()), 0.0);
+      for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+        r.node[t + "reserved_for"][size_t(n)] = reserved_job_[s][size_t(n)];
+        r.node[t + "slots_occupied"][size_t(n)] = sim.running_on(n, s);
+      }
+    }
+    r.scalar["memory_based_scheduling"] = mem_enabled_ ? 1.0 : 0.0;
+  }
+
+  // "update": CapacityTaskScheduler.updateQueueUsageForTests (usage from the state now, then both
+  // queue lists re-sorted).
+  bool act(Sim& sim, const std::string& action) override {
+    if (action != "update") return false;
+    update_all(sim);
+    sort_queues(kMap);
+    sort_queues(kReduce);
+    return true;
   }
 
  private:
-  bool assign_one(Sim& sim, int32_t node, int type) {
-    const int32_t total = type == kMap ? sim.total_map_slots() : sim.total_reduce_slots();
-    order_.clear();
-    for (int32_t q = 0; q < int32_t(queue_jobs_.size()); ++q) {
-      double used = 0;
-      for (int32_t j : queue_jobs_[q]) used += sim.job(j).running_attempts[type];
-      if (used + 1 > max_capacity_ * total + 1e-9) continue;  // at its maximum capacity
-      order_.push_back({used / (share_[q] * total), q});
+  enum Lookup { kNone, kFound, kMemoryFailed };
+  struct Usage {
+    int32_t capacity = 0, max_capacity = -1, occupied = 0, running = 0;
+    std::map<int32_t, int32_t> by_user;  // slots occupied per user
+    std::vector<int32_t> active;         // users with tasks of this type to schedule (sorted)
+  };
+  struct Queue {
+    float percent = 0, max_percent = -1;
+    double ul_min = 100, ul_factor = INFINITY;
+    bool priorities = false;
+    std::vector<int32_t> jobs;  // unfinished, in order
+    Usage use[2];
+  };
+
+  // JobQueueJobInProgressListener.FIFO_JOB_QUEUE_COMPARATOR (priority, start time, id) where the
+  // queue supports priorities, else CapacitySchedulerQueue's start-time comparator.
+  bool before(const Sim& sim, const Queue& q, int32_t a, int32_t b) const {
+    const auto& wl = sim.workload();
+    if (q.priorities && wl.priority[size_t(a)] != wl.priority[size_t(b)]) return wl.priority[size_t(a)] < wl.priority[size_t(b)];
+    if (wl.submit_time[size_t(a)] != wl.submit_time[size_t(b)]) return wl.submit_time[size_t(a)] < wl.submit_time[size_t(b)];
+    return a < b;
+  }
+
+  bool has_pending(Sim& sim, int32_t j, int type) const {
+    const JobState& js = sim.job(j);
+    return type == kMap ? js.pending[kMap] > 0 : sim.reduces_allowed(j) && js.pending[kReduce] > 0;
+  }
+  void add_usage(Sim& sim, Usage& u, int32_t job, int type, int32_t running, int32_t slots) {
+    u.running += running;
+    u.occupied += slots;
+    const int32_t user = sim.workload().user[size_t(job)];
+    u.by_user[user] += slots;
+    if (has_pending(sim, job, type)) {
+      auto it = std::lower_bound(u.active.begin(), u.active.end(), user);
+      if (it == u.active.end() || *it != user) u.active.insert(it, user);
     }
-    std::sort(order_.begin(), order_.end());
-    for (auto& [ratio, q] : order_) {
-      for (int32_t j : queue_jobs_[q]) {
-        if (!admission_.may_run(j, type) || sim.job(j).pending[type] == 0) continue;
-        if (type == kReduce && !sim.reduces_allowed(j)) continue;
-        const int32_t t = type == kMap ? sim.find_map(j, node, kRemote) : sim.find_reduce(j);
-        if (t >= 0) { sim.launch(t, node); return true; }
+  }
+  // CapacitySchedulerQueue.updateAll: capacities from the cluster's slots, usage from the jobs.
+  void update_all(Sim& sim) {
+    const int32_t total[2] = {sim.total_map_slots(), sim.total_reduce_slots()};
+    for (Queue& q : queues_)
+      for (int s = 0; s < 2; ++s) {
+        Usage& u = q.use[s];
+        u.capacity = int32_t(q.percent * float(total[s]) / 100.0f);
+        u.max_capacity = q.max_percent > 0 ? int32_t(q.max_percent * float(total[s]) / 100.0f) : -1;
+        u.occupied = u.running = 0;
+        u.by_user.clear();
+        u.active.clear();
+        for (int32_t j : q.jobs) {
+          const int32_t run = sim.job(j).running_attempts[s];
+          add_usage(sim, u, j, s, run, (job_reserved_[s][size_t(j)] + run) * slots_per_[s][size_t(j)]);
+        }
+      }
+  }
+  void sort_queues(int type) {
+    std::stable_sort(order_[type].begin(), order_[type].end(), [&](int32_t a, int32_t b) { return ratio(a, type) < ratio(b, type); });
+  }
+  double ratio(int32_t q, int type) const {
+    const Usage& u = queues_[size_t(q)].use[type];
+    return u.capacity == 0 ? 1.0 : double(u.occupied) / double(u.capacity);
+  }
+  // CapacitySchedulerQueue.assignSlotsToQueue
+  bool queue_may(const Usage& u, int32_t slots) const { return !(u.max_capacity > 0 && u.occupied + slots > u.max_capacity); }
+  // CapacitySchedulerQueue.assignSlotsToJob
+  bool job_may(Sim& sim, const Queue& q, int type, int32_t job) const {
+    const Usage& u = q.use[type];
+    const int32_t req = slots_per_[type][size_t(job)];
+    if (!queue_may(u, req)) return false;
+    const int32_t cap = std::max(u.capacity, req);
+    const int64_t current = u.occupied < cap ? cap : int64_t(u.occupied) + req;
+    const int64_t active = std::max<int64_t>(1, int64_t(u.active.size()));
+    auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+    int64_t limit = std::max(ceil_div(current, active), ceil_div(int64_t(q.ul_min * double(current) + 0.5), 100));
+    if (std::isfinite(q.ul_factor)) limit = std::min<int64_t>(limit, int64_t(float(cap) * float(q.ul_factor)));
+    auto it = u.by_user.find(sim.workload().user[size_t(job)]);
+    return (it == u.by_user.end() ? 0 : it->second) + req <= limit;
+  }
+  // A task of `job` launched on `node`, or -1.
+  int32_t obtain(Sim& sim, int32_t node, int type, int32_t job) {
+    int32_t t = -1;
+    if (type == kMap) t = sim.find_map(job, node, kRemote);
+    else if (sim.reduces_allowed(job)) t = sim.find_reduce(job);
+    if (t >= 0) sim.launch(t, node, type, false, slots_per_[type][size_t(job)]);
+    return t;
+  }
+  void reserve(int32_t node, int type, int32_t job) {
+    if (reserved_job_[type][size_t(node)] != job) job_reserved_[type][size_t(job)]++;
+    reserved_job_[type][size_t(node)] = job;
+  }
+  void unreserve(int32_t node, int type) {
+    const int32_t job = reserved_job_[type][size_t(node)];
+    if (job < 0) return;
+    job_reserved_[type][size_t(job)]--;
+    reserved_job_[type][size_t(node)] = -1;
+  }
+  // TaskSchedulingMgr.assignTasks: the job this tracker is reserved for, else the queues in order.
+  Lookup assign(Sim& sim, int32_t node, int type, int32_t avail, int32_t& job) {
+    const int32_t held = reserved_job_[type][size_t(node)];
+    if (held >= 0) {
+      if (avail < slots_per_[type][size_t(held)]) return kMemoryFailed;  // (re-reserved)
+      unreserve(node, type);
+      job = held;
+      return obtain(sim, node, type, held) >= 0 ? kFound : kNone;
+    }
+    const int32_t node_slots = type == kMap ? sim.map_capacity(node) : sim.reduce_capacity(node);
+    for (int32_t qi : order_[type]) {
+      const Queue& q = queues_[size_t(qi)];
+      if (!queue_may(q.use[type], 1)) continue;
+      for (int32_t j : q.jobs) {
+        if (!admission_.may_run(j, type) || !job_may(sim, q, type, j)) continue;
+        const int32_t need = slots_per_[type][size_t(j)];
+        if (!mem_enabled_ || job_mem_[type][size_t(j)] <= double(slot_mem_[type]) * avail) {  // MemoryMatcher
+          if (obtain(sim, node, type, j) >= 0) { job = j; return kFound; }
+          continue;
+        }
+        const int32_t pending = sim.job(j).pending[type];
+        if (pending > 0 && job_reserved_[type][size_t(j)] < pending && node_slots >= need) {
+          reserve(node, type, j);
+          return kMemoryFailed;
+        }
       }
     }
-    return false;
+    return kNone;
   }
 
   AdmissionControl admission_;
   int64_t round_robin_queues_;
   std::map<std::string, double> capacities_;
   double max_capacity_;
+  std::map<std::string, double> max_capacities_;
+  double ul_min_;
+  std::map<std::string, double> ul_mins_;
+  double ul_factor_;
+  std::map<std::string, double> ul_factors_;
+  bool priorities_;
+  std::map<std::string, double> priorities_text_;
+  double slot_mem_[2], max_mem_[2];
+  int64_t max_per_heartbeat_;
+  std::map<std::string, double> order_text_;
+  bool mem_enabled_ = false;
   std::vector<int32_t> queue_of_;
-  std::vector<double> share_;
-  std::vector<std::vector<int32_t>> queue_jobs_;
-  std::vector<std::pair<double, int32_t>> order_;
+  std::vector<Queue> queues_;
+  std::vector<int32_t> order_[2];         // queue ids in the scheduler's order, per type
+  std::vector<int32_t> reserved_job_[2];  // per node: the job its slots are reserved for, or -1
+  std::vector<int32_t> job_reserved_[2];  // per job: trackers reserved for it
+  std::vector<double> job_mem_[2];        // per job: MB per task
+  std::vector<int32_t> slots_per_[2];     // per job: slots per task
 };
 
 }  // namespace
@@ -999,12 +1325,30 @@ void register_hadoop_schedulers() {
       [](const Params& p) { return std::make_unique<FairScheduler>(p); });
   register_scheduler(
       {"capacity", "", "Hadoop 1.x Capacity Scheduler [Wang 2017, §2.4; FRESH experiments §3.4.2.2]",
-       "queues with guaranteed and maximum capacity, most under-served queue first, FIFO inside a queue",
+       "queues with guaranteed and maximum capacity, most under-served queue first, FIFO (or priority) inside a queue, user limits, high-memory jobs",
        {admission_param(),
         ParamSpec::integer("queues", 0, 0, 100000,
                            "> 0: assign jobs to this many queues round-robin in submission order; 0 = the workload's queue column"),
         ParamSpec::text("capacities", "", "guaranteed fraction per queue as 'queue:fraction,...'; default equal shares"),
-        ParamSpec::number("max_capacity", 1.0, 0, 1, "fraction of the cluster's slots any one queue may use (FRESH: 0.9)")}},
+        ParamSpec::number("max_capacity", 1.0, 0, 1, "fraction of the cluster's slots any one queue may use (FRESH: 0.9); 1 = no maximum"),
+        ParamSpec::text("max_capacities", "", "maximum capacity per queue as 'queue:fraction,...' (mapred.capacity-scheduler.queue.<q>.maximum-capacity); default max_capacity"),
+        ParamSpec::number("min_user_limit_percent", 100, 1, 100,
+                          "each active user of a queue gets at least this percent of it when users compete (minimum-user-limit-percent)"),
+        ParamSpec::text("min_user_limit_percents", "", "minimum-user-limit-percent per queue as 'queue:percent,...'"),
+        ParamSpec::number("user_limit_factor", INFINITY, 1e-9, INFINITY,
+                          "a user may hold at most this multiple of the queue's capacity (user-limit-factor; Hadoop 1.2.1's "
+                          "default is 1; default here: no cap, a single user may use the queue up to its maximum capacity)"),
+        ParamSpec::text("user_limit_factors", "", "user-limit-factor per queue as 'queue:factor,...'"),
+        ParamSpec::boolean("supports_priority", false, "jobs of a queue in priority order, then start time (supports-priority)"),
+        ParamSpec::text("supports_priorities", "", "supports-priority per queue as 'queue:1,queue:0'"),
+        ParamSpec::number("map_memory_mb", -1, -1, 1e12, "memory of a map slot in MB (mapred.cluster.map.memory.mb); memory-based scheduling is on when this and the three below are set"),
+        ParamSpec::number("reduce_memory_mb", -1, -1, 1e12, "memory of a reduce slot in MB (mapred.cluster.reduce.memory.mb)"),
+        ParamSpec::number("max_map_memory_mb", -1, -1, 1e12, "largest memory a map may ask, in MB (mapred.cluster.max.map.memory.mb; the JobTracker's refusal of larger jobs is not modelled)"),
+        ParamSpec::number("max_reduce_memory_mb", -1, -1, 1e12, "largest memory a reduce may ask, in MB (mapred.cluster.max.reduce.memory.mb)"),
+        ParamSpec::integer("max_tasks_per_heartbeat", 32767, 1, 1000000000,
+                           "maps handed out per heartbeat at most (mapred.capacity-scheduler.maximum-tasks-per-heartbeat)"),
+        ParamSpec::text("queue_order", "", "the queues' order before any use as 'queue:position,...' (ties in used/capacity keep the "
+                                           "previous order; Hadoop starts from its map of queues); default by queue id")}},
       [](const Params& p) { return std::make_unique<CapacityScheduler>(p); });
 }
 

@@ -422,6 +422,16 @@ class HadoopJobQueue {
   }
   void remove(int32_t job) { jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job)); }
   const std::vector<int32_t>& jobs() const { return jobs_; }
+  // The job's priority changed: it moves to its place (the deadline order ignores priorities).
+  void reorder(const Sim& sim, int32_t job) {
+    if (by_deadline_) return;
+    for (auto* v : {&jobs_, &ready_[0], &ready_[1]}) {
+      auto it = std::find(v->begin(), v->end(), job);
+      if (it == v->end()) continue;
+      v->erase(it);
+      v->insert(std::upper_bound(v->begin(), v->end(), job, [&](int32_t a, int32_t b) { return before(sim, a, b); }), job);
+    }
+  }
 
   // The load-factor cap on a tracker's usable slots of `type`: min(ceil(remaining load / cluster
   // slots x node slots), node slots), the remaining load being the uncompleted maps (or the

@@ -67,7 +67,9 @@ class Harness:
     task_ids:
         ``"index"`` (default): an attempt's task number is the task's index within its job and
         type, as in Hadoop; ``"counter"``: a counter of the attempts handed out so far, from 1, as
-        the fake job of Hadoop's ``TestJobQueueTaskScheduler`` numbers them.
+        the fake job of Hadoop's ``TestJobQueueTaskScheduler`` numbers them; ``"per_job"``: a
+        counter per job and type, from 1, in the order the tasks are first handed out, as the fake
+        job of Hadoop's ``TestCapacityScheduler`` numbers them.
     """
 
     def __init__(self, scheduler: str, params: dict | None = None, options: dict | None = None,
@@ -103,7 +105,8 @@ class Harness:
     def submit(self, maps: int = 0, reduces: int = 0, *, pool: str | None = None, queue: str | None = None,
                user: str = "user", priority: str = "NORMAL", map_hosts: Sequence[Iterable[str]] | None = None,
                weight: float = 1.0, map_memory: float = 0.0, reduce_memory: float = 0.0,
-               deadline: float = math.nan, work: float = 1.0, state: str = "RUNNING") -> str:
+               deadline: float = math.nan, work: float = 1.0, state: str = "RUNNING",
+               slowstart_maps: int | None = None) -> str:
         """Submits a job now and returns its name (``job_test_0001``, ...).
 
         ``pool`` (Fair Scheduler) or ``queue`` (Capacity Scheduler; the same column) names where it
@@ -113,6 +116,9 @@ class Harness:
         ``work`` is a task's work in seconds at speed 1 (what duration estimators read).
         ``state`` is Hadoop's job run state: a job that is not ``RUNNING`` (``PREP``,
         ``SUCCEEDED``, ``FAILED``, ``KILLED``) gets its name but is never handed to the scheduler.
+        ``slowstart_maps`` is the number of completed maps this job's reduces wait for (Hadoop's
+        ``completedMapsForReduceSlowstart``), instead of the ``slowstart`` option's share.
+        ``map_memory``/``reduce_memory`` are MB per task (``capacity``'s high-memory jobs).
         """
         if pool is not None and queue is not None and pool != queue:
             raise ValueError("submit: give pool or queue, not both")
@@ -120,10 +126,13 @@ class Harness:
             raise ValueError(f"submit: priority must be one of {', '.join(_PRIORITIES)}, not {priority!r}")
         hosts = [list(h) for h in map_hosts] if map_hosts is not None else []
         return self._h.submit(int(maps), int(reduces), hosts, pool or queue or "", user, priority, float(weight),
-                              float(map_memory), float(reduce_memory), float(deadline), float(work), state)
+                              float(map_memory), float(reduce_memory), float(deadline), float(work), state,
+                              -1 if slowstart_maps is None else int(slowstart_maps))
 
     def set_priority(self, job: str, priority: str) -> None:
-        """Changes a job's priority (only before its first heartbeat since submission)."""
+        """Changes a job's priority now (Hadoop's ``JobInProgress.setPriority``): before its first
+        heartbeat since submission as if given at submission, later as a change the scheduler
+        hears of (``fifo``, ``fair`` and ``capacity`` re-sort their jobs)."""
         self._h.set_priority(job, priority)
 
     # ---- time ----

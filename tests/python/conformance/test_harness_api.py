@@ -66,8 +66,46 @@ def test_late_submission_replays_the_same_state():
     assert h.attempt_status(first[0].attempt) == "succeeded"
     assert h.now == 2.0
     assert h.job_state("job_test_0001")["done"] == (1, 0)
-    with pytest.raises(ValueError, match="heartbeats already"):
-        h.set_priority("job_test_0001", "HIGH")
+
+
+PRIORITY_SCHEDULERS = {
+    "fifo": {"load_factor_cap": False},
+    "fair": {"pool_by": "queue", "pool_mode": "fifo", "assign_multiple": False},
+    "capacity": {"supports_priority": True},
+}
+
+
+@pytest.mark.parametrize("scheduler", sorted(PRIORITY_SCHEDULERS))
+def test_set_priority_after_heartbeats_resorts_the_jobs(scheduler):
+    """Hadoop changes a JobInProgress's priority at any time and its schedulers re-sort: after
+    heartbeats, the second job raised to HIGH gets the next slot; the change survives a replay."""
+    h = Harness(scheduler, params=PRIORITY_SCHEDULERS[scheduler], options={"slowstart": 0})
+    h.add_tracker("tt1", map_slots=1, reduce_slots=1)
+    h.submit(3, 0)
+    h.submit(3, 0)
+    assert h.heartbeat("tt1") == ["attempt_test_0001_m_000000_0 on tt1"]
+    h.advance(1)
+    h.finish("attempt_test_0001_m_000000_0")
+    h.set_priority("job_test_0002", "HIGH")
+    assert h.heartbeat("tt1") == ["attempt_test_0002_m_000000_0 on tt1"]
+    h.advance(1)
+    h.submit(1, 0)  # (the harness restarts the engine and replays, priority change included)
+    assert h.assignments() == ["attempt_test_0001_m_000000_0 on tt1", "attempt_test_0002_m_000000_0 on tt1"]
+    h.finish("attempt_test_0002_m_000000_0")
+    h.set_priority("job_test_0002", "LOW")
+    assert h.heartbeat("tt1") == ["attempt_test_0001_m_000001_0 on tt1"]
+
+
+def test_set_priority_after_heartbeats_weighs_fair_jobs():
+    """In a fair pool a priority is a weight factor (HIGH: 2), taken up at once."""
+    h = Harness("fair", params={"assign_multiple": False}, options={"slowstart": 0})
+    h.add_tracker("tt1", map_slots=2, reduce_slots=1)
+    h.submit(4, 0)
+    h.submit(4, 0)
+    h.heartbeat("tt1")
+    assert h.job_state("job_test_0002")["map_weight"] == 1.0
+    h.set_priority("job_test_0002", "HIGH")
+    assert h.job_state("job_test_0002")["map_weight"] == 2.0
 
 
 def test_fail_requeues_with_a_new_attempt_number():
