@@ -2,10 +2,13 @@
 16.9 M tasks) read, simulated under `fair` on 3,000 nodes and summarised per job.
 
     PYTHONPATH=python python bench/swim_day.py [--trace PATH] [--nodes 3000] [--scheduler fair] [--tasks]
+                                               [--parquet FILE]
 
-Prints the wall and CPU time of each step (read_trace, simulate, Result.jobs; with --tasks also
-Result.tasks), the peak resident memory after each, and the peak per task. The trace is looked up
-in --trace, $SCHEDLAB_TRACES/swim or a shared/traces/swim folder above this file.
+Prints the wall and CPU time of each step (read_trace, simulate, Result.jobs; with --parquet
+also Result.to_parquet, with --tasks also Result.tasks), the resident memory after each and its
+peak so far, the peak per task, and the bytes per task of the workload's columns and of the
+result's columns. The trace is looked up in --trace, $SCHEDLAB_TRACES/swim or a
+shared/traces/swim folder above this file.
 """
 from __future__ import annotations
 
@@ -26,6 +29,20 @@ def peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2  # Linux: KiB
 
 
+def rss_gb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1024 ** 3
+
+
+def nbytes(columns) -> int:
+    """Bytes of the arrays in (nested) dicts of columns."""
+    if isinstance(columns, dict):
+        return sum(nbytes(v) for v in columns.values())
+    if isinstance(columns, (tuple, list)):
+        return sum(nbytes(v) for v in columns)
+    return getattr(columns, "nbytes", 0)
+
+
 def find(given):
     cands = [pathlib.Path(given)] if given else []
     if os.environ.get("SCHEDLAB_TRACES"):
@@ -43,13 +60,15 @@ def main():
     ap.add_argument("--nodes", type=int, default=3000)
     ap.add_argument("--scheduler", default="fair")
     ap.add_argument("--tasks", action="store_true", help="also build Result.tasks")
+    ap.add_argument("--parquet", metavar="FILE", help="also write the tasks with Result.to_parquet(FILE)")
     a = ap.parse_args()
     path = find(a.trace)
     w0, c0 = time.perf_counter(), time.process_time()
 
     def step(label, t):
         w, c = time.perf_counter(), time.process_time()
-        print(f"{label:<12} {w - t[0]:7.2f} s wall {c - t[1]:7.2f} s CPU   peak RSS {peak_gb():.2f} GB", flush=True)
+        print(f"{label:<17} {w - t[0]:7.2f} s wall {c - t[1]:7.2f} s CPU   RSS {rss_gb():.2f} GB, peak {peak_gb():.2f} GB",
+              flush=True)
         return w, c
 
     t = (w0, c0)
@@ -59,6 +78,9 @@ def main():
     t = step("simulate", t)
     jobs = r.jobs
     t = step("Result.jobs", t)
+    if a.parquet:
+        r.to_parquet(a.parquet)
+        t = step("Result.to_parquet", t)
     if a.tasks:
         r.tasks
         t = step("Result.tasks", t)
@@ -66,6 +88,10 @@ def main():
           f"{len(jobs):,} job rows")
     print(f"total {time.perf_counter() - w0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; "
           f"peak RSS {peak_gb():.2f} GB = {peak_gb() * 1024 ** 3 / wl.n_tasks:.0f} bytes per task")
+    raw = r._raw
+    print(f"bytes per task: workload columns {nbytes(wl.native().columns()) / wl.n_tasks:.1f}, result columns "
+          f"{nbytes([raw['jobs'], raw['attempts'], raw['series']]) / wl.n_tasks:.1f} "
+          f"({len(raw['attempts']['task']):,} attempts)")
 
 
 if __name__ == "__main__":

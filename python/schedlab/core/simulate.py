@@ -207,35 +207,76 @@ class Result:
     @property
     def tasks(self) -> pd.DataFrame:
         if self._tasks is None:
-            a = self._raw["attempts"]
-            task = np.asarray(a["task"])
-            _, t = self.workload.native().columns()
-            tjob = np.asarray(t["job"])
-            tstage = np.asarray(t["stage"])
-            start, finish = np.asarray(a["start"]), np.asarray(a["finish"])
-            df = pd.DataFrame({
-                "job_id": self.workload.job_ids[tjob[task]] if len(task) else np.empty(0),
-                "task_id": task,
-                "stage": pd.Categorical.from_codes(tstage[task].astype(np.int8), ["map", "reduce"]),
-                "node": np.asarray(a["node"]),
-                "start": start,
-                "finish": finish,
-                "duration": finish - start,
-                "status": pd.Categorical.from_codes(np.asarray(a["status"]).astype(np.int8), STATUS),
-                "locality": pd.Categorical.from_codes(np.asarray(a["locality"]).astype(np.int8), LOCALITY),
-                "slot": np.asarray(a["slot"]),
-                "speculative": np.asarray(a["speculative"]).astype(bool),
-            })
-            for k, v in a.items():
-                if k not in ("task", "node", "start", "finish", "status", "locality", "slot", "speculative"):
-                    v = np.asarray(v)
-                    if k == "slot_type":
-                        v = pd.Categorical.from_codes(v.astype(np.int8), ["map", "reduce"])
-                    elif k == "orig_node":  # speculative copies: the node of the attempt copied; else -1
-                        v = v.astype(np.int32)
-                    df[k] = v
+            cols = self._task_columns()
+            task = cols["task_id"]
+            job = cols.pop("job")
+            # copy=False: the columns stay the result's arrays (no second copy of millions of rows)
+            df = pd.DataFrame({"job_id": self.workload.job_ids[job] if len(task) else np.empty(0), **{
+                k: pd.Categorical.from_codes(v[0], v[1]) if isinstance(v, tuple) else v for k, v in cols.items()}},
+                copy=False)
             self._tasks = df
         return self._tasks
+
+    def _task_columns(self) -> dict:
+        """The per-attempt columns as NumPy arrays, in the order of :attr:`tasks` (``job``: the
+        dense job index; categorical columns as (int8 codes, labels)); views of the engine's
+        arrays where the type allows."""
+        a = self._raw["attempts"]
+        task = np.asarray(a["task"])
+        _, t = self.workload.native().columns()
+        start, finish = np.asarray(a["start"]), np.asarray(a["finish"])
+        cols = {
+            "job": np.asarray(t["job"])[task],
+            "task_id": task,
+            "stage": (np.asarray(t["stage"])[task].astype(np.int8), ["map", "reduce"]),
+            "node": np.asarray(a["node"]),
+            "start": start,
+            "finish": finish,
+            "duration": finish - start,
+            "status": (np.asarray(a["status"]).astype(np.int8), STATUS),
+            "locality": (np.asarray(a["locality"]).astype(np.int8), LOCALITY),
+            "slot": np.asarray(a["slot"]),
+            "speculative": np.asarray(a["speculative"]).astype(bool),
+        }
+        for k, v in a.items():
+            if k not in ("task", "node", "start", "finish", "status", "locality", "slot", "speculative"):
+                v = np.asarray(v)
+                if k == "slot_type":
+                    v = (v.astype(np.int8), ["map", "reduce"])
+                elif k == "orig_node":  # speculative copies: the node of the attempt copied; else -1
+                    v = v.astype(np.int32)
+                cols[k] = v
+        return cols
+
+    def to_parquet(self, path, table: str = "tasks", **options):
+        """Writes :attr:`tasks` (``table="tasks"``, one row per attempt) or :attr:`jobs` to a
+        Parquet file (needs pyarrow: ``schedlab[parquet]``). The tasks are written straight from
+        the result's arrays, without building the DataFrame: ``job_id`` and the categorical
+        columns are dictionary-encoded (pandas reads them back as categoricals). ``options`` go
+        to ``pyarrow.parquet.write_table`` (e.g. ``compression="zstd"``)."""
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ImportError("Result.to_parquet needs pyarrow: pip install 'schedlab[parquet]'") from None
+        if table == "jobs":
+            pq.write_table(pa.Table.from_pandas(self.jobs, preserve_index=False), path, **options)
+            return
+        if table != "tasks":
+            raise ValueError(f"Result.to_parquet: table must be 'tasks' or 'jobs', got {table!r}")
+        cols = self._task_columns()
+        job = cols.pop("job").astype(np.int32)
+        try:
+            labels = pa.array(list(self.workload.job_ids))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids of mixed types: written as text
+            labels = pa.array([str(x) for x in self.workload.job_ids])
+        arrays = {"job_id": pa.DictionaryArray.from_arrays(pa.array(job), labels)}
+        for k, v in cols.items():
+            if isinstance(v, tuple):
+                arrays[k] = pa.DictionaryArray.from_arrays(pa.array(v[0]), pa.array(list(v[1]), pa.string()))
+            else:
+                arrays[k] = pa.array(v)
+        pq.write_table(pa.table(arrays), path, **options)
 
     def _utilization(self, tasks: pd.DataFrame, span: float) -> float:
         """Busy capacity over total capacity x makespan, in the unit the engine allocates: typed or

@@ -1,0 +1,42 @@
+"""Result.to_parquet: the tasks table written from the result's arrays (no DataFrame) and the
+jobs table read back equal to Result.tasks and Result.jobs."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedlab as sl
+
+pytest.importorskip("pyarrow")
+
+
+@pytest.mark.parametrize("scheduler,options", [("fair", {}), ("fifo", {"speculation": "late"}), ("eagle", {})])
+def test_tasks_and_jobs_read_back(tmp_path, scheduler, options):
+    w = sl.synthetic.generate(30, seed=3, reduces=("randint", 0, 0) if scheduler == "eagle" else ("randint", 0, 5))
+    r = sl.simulate(sl.Cluster(nodes=6), w, scheduler, seed=1, **options)
+    r.to_parquet(tmp_path / "t.parquet")
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    want = r.tasks
+    assert list(back.columns) == list(want.columns)
+    back["job_id"] = back["job_id"].astype(want["job_id"].dtype)
+    for col in ("stage", "status", "locality", "slot_type"):
+        if col in want:
+            assert list(back[col].cat.categories) == list(want[col].cat.categories)
+    pd.testing.assert_frame_equal(back, want, check_categorical=False, check_dtype=False)
+    for col in want.columns:
+        if col != "job_id" and not isinstance(want[col].dtype, pd.CategoricalDtype):
+            assert back[col].dtype == want[col].dtype, col
+    r.to_parquet(tmp_path / "j.parquet", table="jobs")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "j.parquet"), r.jobs, check_dtype=False)
+    with pytest.raises(ValueError, match="table must be 'tasks' or 'jobs'"):
+        r.to_parquet(tmp_path / "x.parquet", table="attempts")
+
+
+def test_string_job_ids(tmp_path):
+    jobs = pd.DataFrame({"job_id": ["a", "b"], "submit_time": [0.0, 1.0]})
+    tasks = pd.DataFrame({"job_id": ["a", "a", "b"], "work": [1.0, 2.0, 3.0], "stage": ["map", "reduce", "map"]})
+    r = sl.simulate(sl.Cluster(nodes=1), sl.Workload.from_frames(jobs, tasks), "fifo")
+    r.to_parquet(tmp_path / "t.parquet", compression="zstd")
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    assert back["job_id"].astype(object).tolist() == r.tasks["job_id"].tolist() == ["a", "b", "a"]
+    assert back["stage"].astype(str).tolist() == ["map", "map", "reduce"]
+    np.testing.assert_array_equal(back["finish"], r.tasks["finish"])
