@@ -53,6 +53,7 @@ struct Options {
   Scaling scaling = Scaling::Performance;
   double time_limit = std::numeric_limits<double>::infinity();
   double sample_interval = 1.0;  // > 0: record share series every so many seconds
+  bool measure_overhead = false;  // time every share() call (counters scheduler_seconds/_calls)
 
   static const std::vector<ParamSpec>& specs();
   static Options from(const Params& p);  // throws invalid_argument on malformed lists

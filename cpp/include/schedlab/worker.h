@@ -51,6 +51,7 @@ struct Options {
   double estimate_error = 0;       // relative error of Constant / Random estimation
   double window = 60;              // seconds per window of the 'windows' series (0 = off)
   double time_limit = std::numeric_limits<double>::infinity();
+  bool measure_overhead = false;   // time every scheduler callback (counters scheduler_seconds/_calls)
 
   static const std::vector<ParamSpec>& specs();
   static Options from(const Params& p);

@@ -9,6 +9,7 @@
 // tasks fit nowhere in the pass is skipped for the rest of it (free resources only shrink).
 #include "schedlab/interrupt.h"
 #include "schedlab/share.h"
+#include "schedlab/timing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,6 +82,9 @@ const std::vector<ParamSpec>& Options::specs() {
                         "> 0: record the per-user share series every so many seconds (0 = none)"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY,
                         "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+      ParamSpec::boolean("measure_overhead", false,
+                         "measure the wall time of every call of the policy's share function and of its init (counters "
+                         "'scheduler_seconds' and 'scheduler_calls')"),
   };
   return s;
 }
@@ -108,6 +112,7 @@ Options Options::from(const Params& p) {
   o.scaling = p.choice("runtime_scaling") == "none" ? Scaling::None : Scaling::Performance;
   o.sample_interval = p.number("sample_interval");
   o.time_limit = p.number("time_limit");
+  o.measure_overhead = p.boolean("measure_overhead");
   return o;
 }
 
@@ -116,6 +121,26 @@ void register_policy(SchedulerInfo info, PolicyFactory factory) {
   factories()[info.name] = factory;
   schedlab::register_scheduler(std::move(info));
 }
+
+namespace {
+// Times the calls of a policy's share function and init (the measure_overhead option).
+class TimedPolicy final : public Policy {
+ public:
+  explicit TimedPolicy(Policy& inner) : in_(inner) {}
+  void init(Sim& s) override { t_([&] { in_.init(s); }); }
+  double share(const Sim& s, int32_t user) const override { return t_([&] { return in_.share(s, user); }); }
+  Placement placement() const override { return in_.placement(); }
+  bool random_ties() const override { return in_.random_ties(); }
+  void report(SimResult& r) const {
+    r.counters["scheduler_seconds"] = double(t_.ns) * 1e-9;
+    r.counters["scheduler_calls"] = double(t_.calls);
+  }
+
+ private:
+  Policy& in_;
+  mutable CallTimer t_;
+};
+}  // namespace
 
 void register_engine() {
   EngineInfo e;
@@ -130,7 +155,15 @@ void register_engine() {
     int32_t n_users = 0;
     for (int32_t u : r.workload->user) n_users = std::max(n_users, u + 1);
     const std::vector<double> weights = sp.has("weights") ? parse_weights(sp.text("weights"), n_users) : std::vector<double>{};
-    Sim sim(*r.cluster, *r.workload, *policy, Options::from(op), r.seed, weights);
+    const Options opt = Options::from(op);
+    if (opt.measure_overhead) {
+      TimedPolicy timed(*policy);
+      Sim sim(*r.cluster, *r.workload, timed, opt, r.seed, weights);
+      SimResult res = sim.run();
+      timed.report(res);
+      return res;
+    }
+    Sim sim(*r.cluster, *r.workload, *policy, opt, r.seed, weights);
     return sim.run();
   };
   schedlab::register_engine(std::move(e));

@@ -8,6 +8,7 @@
 // timers, probe delivery, remaining-time update), then in creation order. The simulator breaks
 // same-class ties by object address, which cannot be reproduced; creation order is used.
 #include "schedlab/interrupt.h"
+#include "schedlab/timing.h"
 #include "schedlab/worker.h"
 
 #include <algorithm>
@@ -47,6 +48,9 @@ const std::vector<ParamSpec>& Options::specs() {
                         "seconds per window of the 'windows' series (short-task waiting time, utilization) and of window-driven "
                         "controllers such as Dice; 0 = no windows"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+      ParamSpec::boolean("measure_overhead", false,
+                         "measure the wall time of every scheduler callback (counters 'scheduler_seconds' and "
+                         "'scheduler_calls', and per callback 'scheduler_seconds_<callback>', 'scheduler_calls_<callback>')"),
   };
   return s;
 }
@@ -62,6 +66,7 @@ Options Options::from(const Params& p) {
   o.estimate_error = p.number("estimate_error");
   o.window = p.number("window");
   o.time_limit = p.number("time_limit");
+  o.measure_overhead = p.boolean("measure_overhead");
   return o;
 }
 
@@ -70,6 +75,54 @@ void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
   factories()[info.name] = std::move(factory);
   schedlab::register_scheduler(std::move(info));
 }
+
+namespace {
+// Times every callback of a scheduler (the measure_overhead option), forwarding it unchanged.
+class TimedScheduler final : public Scheduler {
+ public:
+  explicit TimedScheduler(Scheduler& inner) : in_(inner) {}
+  void init(Sim& s) override { t_[kInit]([&] { in_.init(s); }); }
+  void on_job_arrival(Sim& s, int32_t j) override { t_[kArrival]([&] { in_.on_job_arrival(s, j); }); }
+  void on_probe_arrival(Sim& s, int32_t w, int32_t p) override { t_[kProbeArrival]([&] { in_.on_probe_arrival(s, w, p); }); }
+  int32_t pick_probe(Sim& s, int32_t w, bool so) override { return t_[kPick]([&] { return in_.pick_probe(s, w, so); }); }
+  int32_t choose_task(Sim& s, int32_t w, int32_t j, bool* c) override {
+    return t_[kChoose]([&] { return in_.choose_task(s, w, j, c); });
+  }
+  bool keep_probe(Sim& s, int32_t w, int32_t p) override { return t_[kKeep]([&] { return in_.keep_probe(s, w, p); }); }
+  double task_duration(Sim& s, int32_t w, int32_t t, bool c) override {
+    return t_[kDuration]([&] { return in_.task_duration(s, w, t, c); });
+  }
+  void on_launch(Sim& s, int32_t w, int64_t a) override { t_[kLaunch]([&] { in_.on_launch(s, w, a); }); }
+  void on_task_end(Sim& s, int32_t w, int64_t a, bool f) override { t_[kTaskEnd]([&] { in_.on_task_end(s, w, a, f); }); }
+  void on_idle(Sim& s, int32_t w) override { t_[kIdle]([&] { in_.on_idle(s, w); }); }
+  void on_window(Sim& s, const WindowStats& ws) override { t_[kWindow]([&] { in_.on_window(s, ws); }); }
+  void on_timer(Sim& s, uint32_t a, uint64_t tag) override { t_[kTimer]([&] { in_.on_timer(s, a, tag); }); }
+  void finish(Sim& s, SimResult& r) override { t_[kFinish]([&] { in_.finish(s, r); }); }
+  bool tracks_remaining() const override { return in_.tracks_remaining(); }
+
+  void report(SimResult& r) const {
+    static const char* const names[kN] = {"init", "on_job_arrival", "on_probe_arrival", "pick_probe", "choose_task",
+                                          "keep_probe", "task_duration", "on_launch", "on_task_end", "on_idle",
+                                          "on_window", "on_timer", "finish"};
+    int64_t ns = 0, calls = 0;
+    for (int i = 0; i < kN; ++i) {
+      ns += t_[i].ns;
+      calls += t_[i].calls;
+      if (t_[i].calls == 0) continue;
+      r.counters[std::string("scheduler_seconds_") + names[i]] = double(t_[i].ns) * 1e-9;
+      r.counters[std::string("scheduler_calls_") + names[i]] = double(t_[i].calls);
+    }
+    r.counters["scheduler_seconds"] = double(ns) * 1e-9;
+    r.counters["scheduler_calls"] = double(calls);
+  }
+
+ private:
+  enum { kInit, kArrival, kProbeArrival, kPick, kChoose, kKeep, kDuration, kLaunch, kTaskEnd, kIdle, kWindow, kTimer,
+         kFinish, kN };
+  Scheduler& in_;
+  CallTimer t_[kN];
+};
+}  // namespace
 
 std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const ParamValues& given) {
   const SchedulerInfo& info = find_scheduler(name);
@@ -89,7 +142,15 @@ void register_engine() {
     Params sp(info.name, info.params, r.scheduler_params);
     Params op("simulate options (worker engine)", Options::specs(), r.options);
     auto sched = factories().at(info.name)(sp);
-    Sim sim(*r.cluster, *r.workload, *sched, Options::from(op), r.seed);
+    const Options opt = Options::from(op);
+    if (opt.measure_overhead) {
+      TimedScheduler timed(*sched);
+      Sim sim(*r.cluster, *r.workload, timed, opt, r.seed);
+      SimResult res = sim.run();
+      timed.report(res);
+      return res;
+    }
+    Sim sim(*r.cluster, *r.workload, *sched, opt, r.seed);
     return sim.run();
   };
   schedlab::register_engine(std::move(e));

@@ -229,3 +229,31 @@ def test_one_base_family():
     assert {SparrowInPython.engine, DrfInPython.engine, sl.schedulers.FifoInPython.engine} == {"worker", "share", "mapreduce"}
     av = sl.schedulers.available().set_index("name")
     assert {"sparrow_in_python", "drf_in_python"} <= set(av.index)
+
+
+def test_builtin_worker_and_share_policies_measure_their_overhead():
+    """measure_overhead on the worker and share engines times the C++ policy's callbacks (as the
+    MapReduce engine does), without changing the schedule; the worker engine also counts per callback."""
+    workload = worker_workload(3)
+    cluster = sl.engines.worker.cluster(30)
+    for name in ("sparrow", "eagle"):
+        plain = sl.simulate(cluster, workload, name, seed=1)
+        timed = sl.simulate(cluster, workload, name, seed=1, measure_overhead=True)
+        pd.testing.assert_frame_equal(plain.tasks, timed.tasks)
+        c = timed.counters
+        assert c["scheduler_calls_on_job_arrival"] == workload.n_jobs
+        assert c["scheduler_calls_choose_task"] == c["launches"] + c["noop_replies"]
+        parts = [k for k in c if k.startswith("scheduler_calls_")]
+        assert sum(c[k] for k in parts) == c["scheduler_calls"]
+        assert 0 < c["scheduler_seconds_on_job_arrival"] <= c["scheduler_seconds"]
+        assert timed.summary()["overhead_per_job"] > 0
+        assert "scheduler_seconds" not in plain.counters
+    cluster, workload = zhou2019.micro_cluster(), zhou2019.micro2_workload(seed=1, tasks_per_job=20)
+    opts = {"performance": zhou2019.MICRO_PERFORMANCE_OPTION}
+    plain = sl.simulate(cluster, workload, "drf", seed=1, **opts)
+    timed = sl.simulate(cluster, workload, "drf", seed=1, measure_overhead=True, **opts)
+    pd.testing.assert_frame_equal(plain.tasks, timed.tasks)
+    python = sl.simulate(cluster, workload, DrfInPython(), seed=1, measure_overhead=True, **opts)
+    # the same decisions: one share() call per user asked, plus init
+    assert timed.counters["scheduler_calls"] == python.counters["scheduler_calls"]
+    assert timed.counters["scheduler_seconds"] > 0
