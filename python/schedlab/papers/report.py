@@ -164,8 +164,11 @@ def show(outcomes, figures: bool = True, columns: int = 2):
     draws the claims' figures in a grid and returns :func:`table` (displayed as the cell's value)."""
     for o in outcomes:
         print(verdict_line(o))
-        if o.verdict not in ("reproduced", "calibration", "not run") and o.claim.reason:
-            print(f"    why: {o.claim.reason}")
+        c = o.claim
+        if o.verdict not in ("reproduced", "calibration", "not run") and c.reason:
+            # the reason is written for the verdict recorded at the report's size
+            at = f" (at the report's size: {c.verdict})" if o.size != "full" and c.verdict != o.verdict else ""
+            print(f"    why{at}: {c.reason}")
     drawn = [o for o in outcomes if not isinstance(o, Skipped)]
     if figures and drawn:
         import matplotlib.pyplot as plt
