@@ -10,6 +10,10 @@ namespace py = pybind11;
 
 namespace schedlab::bindings {
 
+// A scheduler written in Python (python_scheduler.cpp): `prepare(workload)` returns its callbacks.
+std::unique_ptr<mr::Scheduler> python_scheduler_for(const py::object& prepare, const std::string& slot_model,
+                                                    const Workload& workload);
+
 void bind_harness(py::module_& m) {
   using H = mr::Harness;
   py::class_<H>(m, "Harness", "a MapReduce-engine scheduler driven step by step (see schedlab.testing)")
@@ -20,6 +24,18 @@ void bind_harness(py::module_& m) {
                                         task_ids == "index" ? mr::TaskIds::Index : task_ids == "counter" ? mr::TaskIds::Counter : mr::TaskIds::PerJob);
            }),
            py::arg("scheduler"), py::arg("params"), py::arg("options"), py::arg("task_ids"))
+      .def_static(
+          "for_python",
+          [](py::object prepare, const std::string& slot_model, const std::string& label, py::dict options,
+             const std::string& task_ids) {
+            if (task_ids != "index" && task_ids != "counter" && task_ids != "per_job")
+              throw std::invalid_argument("task_ids must be 'index', 'counter' or 'per_job'");
+            auto factory = [prepare, slot_model](const Workload& wl) { return python_scheduler_for(prepare, slot_model, wl); };
+            return std::make_unique<H>(factory, label, to_values(options),
+                                       task_ids == "index" ? mr::TaskIds::Index : task_ids == "counter" ? mr::TaskIds::Counter : mr::TaskIds::PerJob);
+          },
+          py::arg("prepare"), py::arg("slot_model"), py::arg("label"), py::arg("options"), py::arg("task_ids"),
+          "a harness over a scheduler written in Python: prepare(workload) returns its callbacks")
       .def("add_tracker", &H::add_tracker, py::arg("name"), py::arg("rack"), py::arg("map_slots"), py::arg("reduce_slots"),
            py::arg("host") = "")
       .def("submit",

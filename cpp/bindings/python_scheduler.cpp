@@ -108,6 +108,9 @@ class PythonScheduler final : public mr::Scheduler {
     if (!heartbeat_) throw py::value_error("a Python scheduler must define on_heartbeat(sim, node)");
   }
 
+  // (a sim handle the Python code kept fails cleanly once its scheduler is gone)
+  ~PythonScheduler() override { view_->sim = nullptr; }
+
   mr::SlotModel slot_model() const override { return model_; }
   void init(mr::Sim& sim) override {
     view_->sim = &sim;
@@ -311,6 +314,19 @@ void bind_python_scheduler(py::module_& m) {
       py::arg("cluster"), py::arg("workload"), py::arg("callbacks"), py::arg("slot_model"), py::arg("options"),
       py::arg("seed"),
       "runs the MapReduce engine with a scheduler written in Python (see schedlab.Scheduler)");
+}
+
+// For the scheduler harness (bindings/harness.cpp): a Python scheduler built for one engine of the
+// harness; `prepare(workload)` (the Python scheduler's _harness_callbacks) reads the workload's
+// columns and returns the callbacks.
+std::unique_ptr<mr::Scheduler> python_scheduler_for(const py::object& prepare, const std::string& slot_model,
+                                                    const Workload& workload) {
+  py::gil_scoped_acquire gil;
+  py::object sim_obj = py::cast(SimView{});
+  SimView* view = sim_obj.cast<SimView*>();
+  py::object callbacks = prepare(std::make_shared<Workload>(workload));
+  if (!py::isinstance<py::dict>(callbacks)) throw py::value_error("a Python scheduler's harness callbacks must be a dict");
+  return std::make_unique<PythonScheduler>(sim_obj, view, callbacks.cast<py::dict>(), slot_model_from(slot_model));
 }
 
 }  // namespace schedlab::bindings

@@ -88,3 +88,90 @@ TEST(Harness, ClearErrors) {
   EXPECT_THROW(h.job_state("job_test_0009"), std::invalid_argument);
   EXPECT_THROW(Harness("no_such_scheduler"), std::invalid_argument);
 }
+
+namespace {
+
+// capacity with Hadoop's default user-limit-factor 1: queues "a" and "b" of 50 %, minimum user
+// limit 25 %, 2 trackers of 2 map and 1 reduce slots, reduces free to start.
+Harness capacity_two_queues(bool memory = false) {
+  ParamValues params, options;
+  params.strings["capacities"] = "a:0.5,b:0.5";
+  params.strings["min_user_limit_percents"] = "a:25,b:25";
+  params.numbers["user_limit_factor"] = 1;
+  if (memory) {
+    for (const char* k : {"map_memory_mb", "reduce_memory_mb", "max_map_memory_mb", "max_reduce_memory_mb"})
+      params.numbers[k] = std::string(k).rfind("max", 0) == 0 ? 2048 : 1024;
+  }
+  options.numbers["slowstart"] = 0;
+  Harness h("capacity", params, options, TaskIds::PerJob);
+  h.add_tracker("tt1", "rack1", 2, 1);
+  h.add_tracker("tt2", "rack1", 2, 1);
+  return h;
+}
+
+HarnessJob queue_job(int maps, int reduces, const std::string& queue, const std::string& user, double map_mb = 0) {
+  HarnessJob j = job(maps, reduces);
+  j.pool = queue;
+  j.user = user;
+  j.map_memory = map_mb;
+  return j;
+}
+
+}  // namespace
+
+// By hand: queue b's capacity is (int)(50 % x 4) = 2 map slots and 1 reduce slot; a lone user is
+// held to min(max(ceil(C / 1), ceil(25 % x C)), capacity x 1) = 2 maps and 1 reduce; a second
+// user makes two active users, and the limit over capacity C = 3 is then min(max(2, 1), 2) = 2.
+TEST(Harness, CapacityUserLimits) {
+  Harness h = capacity_two_queues();
+  h.submit(queue_job(10, 10, "b", "u1"));
+  EXPECT_EQ(strs(h.heartbeat("tt1")), (std::vector<std::string>{"attempt_test_0001_m_000001_0 on tt1",
+                                                                 "attempt_test_0001_m_000002_0 on tt1",
+                                                                 "attempt_test_0001_r_000001_0 on tt1"}));
+  EXPECT_TRUE(h.heartbeat("tt2").empty());  // u1 at the user limit
+  h.submit(queue_job(10, 10, "b", "u2"));
+  EXPECT_EQ(strs(h.heartbeat("tt2")), (std::vector<std::string>{"attempt_test_0002_m_000001_0 on tt2",
+                                                                 "attempt_test_0002_m_000002_0 on tt2",
+                                                                 "attempt_test_0002_r_000001_0 on tt2"}));
+  const SchedulerReport r = h.report();
+  const size_t b = size_t(h.pool_id("b"));
+  EXPECT_EQ(r.pool.at("map_capacity")[b], 2);
+  EXPECT_EQ(r.pool.at("map_slots_occupied")[b], 4);
+  EXPECT_EQ(r.pool.at("map_active_users")[b], 2);
+}
+
+// A 2 GB map needs two 1 GB slots: a tracker with one free slot is reserved for it (its slots
+// count as the job's), and serves nothing else until it has two.
+TEST(Harness, CapacityHighMemoryReservation) {
+  Harness h = capacity_two_queues(true);
+  h.submit(queue_job(1, 0, "a", "u1"));
+  EXPECT_EQ(strs(h.heartbeat("tt1")), (std::vector<std::string>{"attempt_test_0001_m_000001_0 on tt1"}));
+  h.submit(queue_job(2, 0, "a", "u2", 2048));
+  EXPECT_TRUE(h.heartbeat("tt1").empty());
+  SchedulerReport r = h.report();
+  EXPECT_EQ(r.node.at("map_reserved_for")[0], 1);
+  EXPECT_EQ(r.job.at("map_reserved_slots")[1], 2);
+  h.submit(queue_job(1, 0, "a", "u1"));
+  EXPECT_TRUE(h.heartbeat("tt1").empty());  // reserved: job 3 does not get the free slot
+  h.advance(1);
+  h.finish("attempt_test_0001_m_000001_0");
+  EXPECT_EQ(strs(h.heartbeat("tt1")), (std::vector<std::string>{"attempt_test_0002_m_000001_0 on tt1"}));
+  r = h.report();
+  EXPECT_EQ(r.node.at("map_reserved_for")[0], -1);
+  EXPECT_EQ(r.job.at("map_slots")[1], 2);
+}
+
+// A scheduler built by a factory (as a Python scheduler is) is rebuilt for each replay.
+TEST(Harness, FactorySchedulerIsRebuiltForReplays) {
+  int built = 0;
+  ParamValues options;
+  options.numbers["slowstart"] = 0;
+  Harness h([&](const Workload&) { ++built; return make_scheduler("fifo", {}); }, "fifo by factory", options);
+  h.add_tracker("tt1", "rack1", 2, 2);
+  h.submit(job(2, 0));
+  EXPECT_EQ(h.heartbeat("tt1").size(), 2u);
+  h.submit(job(1, 0));
+  h.sim();  // a new engine: the actions so far are replayed
+  EXPECT_EQ(h.assignments().size(), 2u);
+  EXPECT_EQ(built, 2);
+}

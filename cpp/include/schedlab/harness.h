@@ -22,6 +22,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,6 +73,11 @@ class Harness {
  public:
   Harness(std::string scheduler, ParamValues scheduler_params = {}, ParamValues options = {},
           TaskIds task_ids = TaskIds::Index);
+  // A scheduler the registry does not hold (e.g. one written in Python): `factory` builds it for
+  // each engine the harness starts, given that engine's workload (a replay starts a fresh one, so
+  // the scheduler's init(sim) is called again); `label` names it in messages.
+  using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const Workload&)>;
+  Harness(SchedulerFactory factory, std::string label, ParamValues options = {}, TaskIds task_ids = TaskIds::Index);
   ~Harness();
   Harness(Harness&&) = default;
   Harness& operator=(Harness&&) = default;
@@ -133,6 +139,7 @@ class Harness {
   ParamValues translated_params() const;
 
   std::string scheduler_;
+  SchedulerFactory factory_;  // (empty: the registered scheduler scheduler_)
   ParamValues params_, options_;
   TaskIds task_ids_;
   std::vector<Tracker> trackers_;

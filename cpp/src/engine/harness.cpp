@@ -110,6 +110,12 @@ Harness::Harness(std::string scheduler, ParamValues scheduler_params, ParamValue
   pool_ids_.emplace("default", 0);
 }
 
+Harness::Harness(SchedulerFactory factory, std::string label, ParamValues options, TaskIds task_ids)
+    : scheduler_(std::move(label)), factory_(std::move(factory)), options_(std::move(options)), task_ids_(task_ids) {
+  if (!factory_) throw std::invalid_argument("harness: no scheduler factory");
+  pool_ids_.emplace("default", 0);
+}
+
 Harness::~Harness() = default;
 
 void Harness::add_tracker(const std::string& name, const std::string& rack, int32_t map_slots, int32_t reduce_slots,
@@ -289,11 +295,11 @@ void Harness::ensure() {
   }
   wl->finalize();
   // the engine, in driven mode, with the scheduler and speculator `simulate` would build
-  const SchedulerInfo& info = find_scheduler(scheduler_);
   Params op("harness options (mapreduce engine)", Options::specs(), options_);
   Options opt = Options::from(op);
   opt.driven = true;
-  auto sched = make_scheduler(info.name, translated_params());
+  auto sched = factory_ ? factory_(*wl) : make_scheduler(find_scheduler(scheduler_).name, translated_params());
+  if (!sched) throw std::invalid_argument("harness: the scheduler factory of '" + scheduler_ + "' built nothing");
   auto spec = make_speculator(opt.speculation, opt.speculation_params);
   auto sim = std::make_unique<Sim>(*cluster, *wl, *sched, opt, 0);
   sim->set_speculator(spec.get());

@@ -74,6 +74,22 @@ class FifoScheduler : public Scheduler {
   void on_job_finished(Sim&, int32_t job) override { queue_.remove(job); }
   void on_priority_changed(Sim& sim, int32_t job) override { queue_.reorder(sim, job); }
 
+  // Per job its place in the job queue (`order`, -1 when not queued); per tracker the slots of
+  // each type it may fill now (`map_cap`, `reduce_cap`: the load-factor cap, or its slots).
+  void report(Sim& sim, SchedulerReport& r) override {
+    auto& order = r.job["order"];
+    order.assign(sim.workload().n_jobs(), -1.0);
+    for (size_t i = 0; i < queue_.jobs().size(); ++i) order[size_t(queue_.jobs()[i])] = double(i);
+    auto& mc = r.node["map_cap"];
+    auto& rc = r.node["reduce_cap"];
+    mc.assign(size_t(sim.n_nodes()), 0.0);
+    rc.assign(size_t(sim.n_nodes()), 0.0);
+    for (int32_t n = 0; n < sim.n_nodes(); ++n) {
+      mc[size_t(n)] = load_cap_ && !ideal_ ? HadoopJobQueue::load_cap(sim, n, kMap) : sim.map_capacity(n);
+      rc[size_t(n)] = load_cap_ && !ideal_ ? HadoopJobQueue::load_cap(sim, n, kReduce) : sim.reduce_capacity(n);
+    }
+  }
+
   void on_heartbeat(Sim& sim, int32_t node) override {
     if (ideal_) return list_schedule(sim, node);
     const int32_t map_cap = load_cap_ ? HadoopJobQueue::load_cap(sim, node, kMap) : sim.map_capacity(node);
@@ -1112,7 +1128,8 @@ class CapacityScheduler : public Scheduler {
   enum Lookup { kNone, kFound, kMemoryFailed };
   struct Usage {
     int32_t capacity = 0, max_capacity = -1, occupied = 0, running = 0;
-    std::map<int32_t, int32_t> by_user;  // slots occupied per user
+    // slots occupied per user, sorted by user (vectors: cleared at every heartbeat, no allocation)
+    std::vector<std::pair<int32_t, int32_t>> by_user;
     std::vector<int32_t> active;         // users with tasks of this type to schedule (sorted)
   };
   struct Queue {
@@ -1140,7 +1157,9 @@ class CapacityScheduler : public Scheduler {
     u.running += running;
     u.occupied += slots;
     const int32_t user = sim.workload().user[size_t(job)];
-    u.by_user[user] += slots;
+    auto at = std::lower_bound(u.by_user.begin(), u.by_user.end(), std::make_pair(user, INT32_MIN));
+    if (at == u.by_user.end() || at->first != user) at = u.by_user.insert(at, {user, 0});
+    at->second += slots;
     if (has_pending(sim, job, type)) {
       auto it = std::lower_bound(u.active.begin(), u.active.end(), user);
       if (it == u.active.end() || *it != user) u.active.insert(it, user);
@@ -1183,8 +1202,9 @@ class CapacityScheduler : public Scheduler {
     auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
     int64_t limit = std::max(ceil_div(current, active), ceil_div(int64_t(q.ul_min * double(current) + 0.5), 100));
     if (std::isfinite(q.ul_factor)) limit = std::min<int64_t>(limit, int64_t(float(cap) * float(q.ul_factor)));
-    auto it = u.by_user.find(sim.workload().user[size_t(job)]);
-    return (it == u.by_user.end() ? 0 : it->second) + req <= limit;
+    const int32_t user = sim.workload().user[size_t(job)];
+    auto it = std::lower_bound(u.by_user.begin(), u.by_user.end(), std::make_pair(user, INT32_MIN));
+    return (it == u.by_user.end() || it->first != user ? 0 : it->second) + req <= limit;
   }
   // A task of `job` launched on `node`, or -1.
   int32_t obtain(Sim& sim, int32_t node, int type, int32_t job) {

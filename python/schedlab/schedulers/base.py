@@ -115,13 +115,24 @@ class Policy:
 
     def _prepare(self, cluster, workload) -> dict:
         """Sets the run's inputs on self and returns the callbacks to hand to the engine."""
+        self.cluster = cluster
+        self.workload = workload
+        return self._callbacks_for(workload.native())
+
+    def _harness_callbacks(self, native_workload) -> dict:
+        """The callbacks for an engine of the scheduler harness (:class:`schedlab.testing.Harness`),
+        which builds the workload itself: ``cluster`` and ``workload`` are None, ``job_columns`` and
+        ``task_columns`` hold its columns."""
+        self.cluster = None
+        self.workload = None
+        return self._callbacks_for(native_workload)
+
+    def _callbacks_for(self, native_workload) -> dict:
         base = self._base()
         for name in self._required:
             if getattr(type(self), name) is getattr(base, name) and name not in vars(self):
                 raise ValueError(f"{type(self).__name__} must define {name}(self, sim, ...)")
-        self.cluster = cluster
-        self.workload = workload
-        jobs, tasks = workload.native().columns()
+        jobs, tasks = native_workload.columns()
         self.job_columns, self.task_columns = dict(jobs), dict(tasks)
         callbacks = {}
         for name in self._callbacks:

@@ -53,7 +53,11 @@ class Harness:
     Parameters
     ----------
     scheduler:
-        a registered MapReduce-engine scheduler name (``"fifo"``, ``"fair"``, ``"capacity"``, ...).
+        a registered MapReduce-engine scheduler name (``"fifo"``, ``"fair"``, ``"capacity"``, ...),
+        or a scheduler written in Python (an instance of :class:`schedlab.Scheduler`, e.g.
+        ``FifoInPython()``; its parameters go to its constructor). The harness calls its
+        ``init(sim)`` again whenever it restarts the engine to replay (a job or tracker added
+        later), so a scheduler should set its state up there.
     params:
         the scheduler's parameters, as for :func:`schedlab.simulate`. In the parameters keyed by
         pool or queue (``pool_weights``, ``min_shares``, ``min_map_shares``, ``min_reduce_shares``,
@@ -74,7 +78,17 @@ class Harness:
 
     def __init__(self, scheduler: str, params: dict | None = None, options: dict | None = None,
                  task_ids: str = "index"):
-        self._h = _core.Harness(scheduler, dict(params or {}), dict(options or {}), task_ids)
+        from ..schedulers.base import Scheduler as PythonScheduler
+        if isinstance(scheduler, PythonScheduler):
+            if params:
+                raise ValueError("a scheduler written in Python takes its parameters in its constructor, not params=")
+            self._h = _core.Harness.for_python(scheduler._harness_callbacks, scheduler.slot_model,
+                                               type(scheduler).__name__, dict(options or {}), task_ids)
+        elif isinstance(scheduler, str):
+            self._h = _core.Harness(scheduler, dict(params or {}), dict(options or {}), task_ids)
+        else:
+            raise ValueError(f"Harness: scheduler must be a registered scheduler's name or a schedlab.Scheduler "
+                             f"(MapReduce engine) instance, not {type(scheduler).__name__}")
         self._trackers: list[str] = []
 
     # ---- the cluster ----
