@@ -192,3 +192,35 @@ def test_error_lines_past_the_first_block(tmp_path):
     g.write_text("\n".join(rows) + "\n")
     with pytest.raises(ValueError, match=r"g\.csv:15001: field 'event_type' must be 0..8, got 9"):
         sl.read_trace(g, format="google2011")
+
+
+def alibaba2018_text(seed=5, jobs=300):
+    """A batch_task table with DAG task names (M1, R2_1, J3_1_2, ...), independent tasks, failed
+    tasks and negative spans, in shuffled order."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for j in range(jobs):
+        t0 = int(rng.integers(0, 10**5))
+        if j % 5 == 0:
+            lines += [f"task_{j}x{k}==,{rng.integers(0, 9)},j_{j},1,Terminated,{t0},{t0 + int(rng.integers(-2, 50))},1,1"
+                      for k in range(int(rng.integers(1, 4)))]
+            continue
+        for k in range(1, int(rng.integers(2, 7))):
+            deps = sorted({int(d) for d in rng.integers(1, k, size=int(rng.integers(0, 3)))}) if k > 1 else []
+            name = ("M" if not deps else "RJ"[k % 2]) + str(k) + "".join(f"_{d}" for d in deps)
+            status = "Terminated" if rng.random() < 0.9 else "Failed"
+            lines.append(f"{name},{rng.integers(0, 9)},j_{j},1,{status},{t0 + k},{t0 + k + int(rng.integers(-1, 60))},1,1")
+    return "\n".join(lines[i] for i in rng.permutation(len(lines))) + "\n"
+
+
+@pytest.mark.parametrize("opts", [{}, {"dag": "flatten", "instances": True, "max_instances_per_task": 3},
+                                  {"dag": "jobs", "statuses": None, "negative_spans": "drop"}])
+def test_alibaba2018_blocks_read_as_line_by_line(tmp_path, monkeypatch, opts):
+    pytest.importorskip("pyarrow")
+    p = tmp_path / "batch_task.csv"
+    p.write_text(alibaba2018_text())
+    from schedlab.workloads.traces import alibaba
+    assert alibaba._parse_2018_blocks(p.read_bytes(), {"Terminated"}, "clamp") is not None  # the blocks are taken
+    w = sl.read_trace(p, format="alibaba2018", **opts)
+    same_workload(w, line_by_line(monkeypatch, p, format="alibaba2018", **opts))
+    assert w.jobs["dag_depth"].max() >= 2

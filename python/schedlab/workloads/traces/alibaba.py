@@ -287,10 +287,31 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
         raise ValueError(f"dag must be 'depth', 'flatten' or 'jobs', got {dag!r}")
     if instances is None:
         instances = dag == "jobs"
+    data = read_bytes(path)
+    parsed = _parse_2018_blocks(data, keep, negative_spans)
+    if parsed is None:  # some line needs a closer look: the line-by-line reading names the error
+        parsed = _parse_2018_lines(path, data, keep, negative_spans)
+    df, edges = parsed
+    depth = df["depth"].to_numpy()
+    if dag == "jobs":
+        return _build_dag_jobs(path, df, edges, instances=instances, max_instances_per_task=max_instances_per_task,
+                               relative=relative, name=name)
+    stage = np.where(depth >= 1, 1, 0).astype(np.int8) if dag == "depth" else np.zeros(len(df), np.int8)
+    extra = None
+    if len(df):
+        extra = {"dag_depth": df.groupby("job", sort=False)["depth"].max(),
+                 "instances": df.groupby("job", sort=False)["n_inst"].sum()}
+    return _build(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
+                  relative=relative, name=name, stage=stage, extra_jobs=extra)
+
+
+def _parse_2018_lines(path, data, keep, negative_spans):
+    """Line by line, each check naming the line: the kept rows (job, task, start, span, n_inst,
+    line, depth) and the dependency edges between them as (child row, parent row) arrays."""
     rows = []
     seen = {}
     numbers = {}  # (job, task number) -> line
-    for lineno, line in read_lines(path):
+    for lineno, line in read_lines(path, data):
         if not line.strip():
             continue
         fields = line.split(",")
@@ -341,20 +362,140 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
             for k, d in zip(dagged, _depths(path, job, ids, deps)):
                 depth[k] = d
     df["depth"] = depth
-    if dag == "jobs":
-        return _build_dag_jobs(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
-                               relative=relative, name=name)
-    stage = np.where(depth >= 1, 1, 0).astype(np.int8) if dag == "depth" else np.zeros(len(df), np.int8)
-    extra = None
-    if len(df):
-        extra = {"dag_depth": df.groupby("job", sort=False)["depth"].max(),
-                 "instances": df.groupby("job", sort=False)["n_inst"].sum()}
-    return _build(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
-                  relative=relative, name=name, stage=stage, extra_jobs=extra)
+    dagged = [k for k, p in enumerate(df["parsed"]) if p is not None]
+    # (task numbers as Python integers: they may pass 64 bits)
+    nums = pd.DataFrame({"job": df["job"].to_numpy(object)[dagged],
+                         "num": pd.Series([df["parsed"][k][1] for k in dagged], dtype=object),
+                         "parent": np.asarray(dagged, dtype=np.int64)})
+    wants = pd.DataFrame({"job": df["job"].to_numpy(object)[dagged],
+                          "num": pd.Series([df["parsed"][k][2] for k in dagged], dtype=object),
+                          "child": np.asarray(dagged, dtype=np.int64)}).explode("num").dropna(subset=["num"])
+    pairs = wants.merge(nums, on=["job", "num"], how="inner")
+    return df.drop(columns="parsed"), (pairs["child"].to_numpy(np.int64), pairs["parent"].to_numpy(np.int64))
 
 
-def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, name):
-    """``dag="jobs"``: one map-only job per kept trace task, with the trace's dependencies."""
+_TYPES_2018 = {"task_name": "string", "instance_num": "int64", "job_name": "string", "status": "string",
+               "start_time": "float64", "end_time": "float64"}
+
+
+def _parse_2018_blocks(data, keep, negative_spans):
+    """The whole table parsed in blocks by pyarrow's CSV reader, task names parsed by regular
+    expressions over the distinct names and the DAG depths found level by level (no Python
+    object per line but one string per distinct name), the line-by-line checks done by column.
+    None when pyarrow is missing or some line needs a closer look (a bad field, a name with
+    blanks or other than printable ASCII, a repeated task or task number, a self-dependency, a
+    cycle): the line-by-line reading decides and names the line."""
+    table = csv_columns(data, FIELDS_2018, _TYPES_2018)
+    if table is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    cols = {}
+    for name in ("instance_num", "start_time", "end_time"):
+        c = table.column(name)
+        if c.null_count:
+            return None
+        cols[name] = c.to_numpy()
+    ni, st, en = cols["instance_num"], cols["start_time"], cols["end_time"]
+    if (ni < 0).any() or not (np.isfinite(st).all() and np.isfinite(en).all()):
+        return None
+    enc = {}
+    for name in ("task_name", "job_name", "status"):
+        d = table.column(name).combine_chunks().dictionary_encode()
+        values = d.dictionary
+        # names as the line-by-line reading strips them: printable ASCII only, no blanks
+        if pc.any(pc.match_substring_regex(values, r"[^\x21-\x7e]")).as_py():
+            return None
+        if name != "status" and pc.any(pc.equal(pc.utf8_length(values), 0)).as_py():
+            return None
+        enc[name] = (d.indices.to_numpy().astype(np.int64), values)
+    tcode, tnames = enc["task_name"]
+    jcode, jnames = enc["job_name"]
+    if len(np.unique(jcode * len(tnames) + tcode)) != len(tcode):
+        return None  # a task repeated in its job
+    # task names: letters, the task's number, '_'-separated numbers of the tasks it depends on
+    m = pc.extract_regex(tnames, r"^(?P<kind>[A-Za-z]+)(?P<num>[0-9]+)(?P<deps>(?:_[0-9]+)*)$")
+    matched = m.is_valid().to_numpy(zero_copy_only=False)
+    if pc.any(pc.and_(pc.invert(m.is_valid()), pc.match_substring_regex(tnames, r"^[A-Za-z]+[0-9]"))).as_py():
+        return None  # starts like a DAG name but does not follow the pattern
+    try:
+        num_u = pc.cast(pc.fill_null(pc.struct_field(m, "num"), "0"), pa.int64()).to_numpy()
+        parts = pc.split_pattern(pc.struct_field(m, "deps"), "_")
+        flat = pc.list_flatten(parts)
+        owner = pc.list_parent_indices(parts).to_numpy()
+        given = pc.greater(pc.utf8_length(flat), 0).to_numpy(zero_copy_only=False)
+        dep_u = pc.cast(pc.filter(flat, pa.array(given)), pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # a number past 64 bits
+    owner = owner[given]
+    if (dep_u == num_u[owner]).any():
+        return None  # a task depending on itself
+    dagged = matched[tcode]
+    num = num_u[tcode]
+    if pd.DataFrame({"j": jcode[dagged], "n": num[dagged]}).duplicated().any():
+        return None  # two tasks of a job with the same number
+    # the kept rows, as the line-by-line reading keeps them
+    st_codes, st_values = enc["status"]
+    kept = np.ones(len(tcode), bool) if keep is None else np.isin(
+        st_codes, [k for k, v in enumerate(st_values.to_pylist()) if v in keep])
+    with np.errstate(over="ignore"):  # (an overflow to inf is named by _build's check of spans)
+        span = en - st
+    negative = kept & (span < 0)
+    if negative.any():
+        if negative_spans == "raise":
+            return None
+        if negative_spans == "drop":
+            kept &= ~negative
+        else:
+            span = np.where(negative, 0.0, span)
+    rows = np.flatnonzero(kept)
+    # edges among the kept rows: (child, parent) of one job, the parent's number among the child's deps
+    kdag = rows[dagged[rows]]
+    k_of_u = pd.DataFrame({"u": tcode[kdag], "child": kdag})
+    wants = k_of_u.merge(pd.DataFrame({"u": owner, "num": dep_u}), on="u")
+    wants["job"] = jcode[wants["child"].to_numpy()]
+    nums = pd.DataFrame({"job": jcode[kdag], "num": num[kdag], "parent": kdag})
+    pairs = wants.merge(nums, on=["job", "num"], how="inner")
+    position = np.full(len(tcode), -1, np.int64)
+    position[rows] = np.arange(len(rows))
+    child, parent = position[pairs["child"].to_numpy()], position[pairs["parent"].to_numpy()]
+    depth = _levels(len(rows), child, parent)
+    if depth is None:
+        return None  # a cycle: the line-by-line reading names its job and task
+    job_labels = np.asarray(jnames.to_pylist(), dtype=object)
+    task_labels = np.asarray(tnames.to_pylist(), dtype=object)
+    df = pd.DataFrame({"job": job_labels[jcode[rows]], "task": task_labels[tcode[rows]], "start": st[rows],
+                       "span": span[rows], "n_inst": ni[rows], "line": rows + 1, "depth": depth})
+    return df, (child, parent)
+
+
+def _levels(n, child, parent):
+    """Depth of each of n tasks (0: no parent; else 1 + the deepest parent's), found one level
+    at a time; None if the edges hold a cycle."""
+    order = np.argsort(parent, kind="stable")
+    kids = child[order]
+    ptr = np.searchsorted(parent[order], np.arange(n + 1))
+    indeg = np.bincount(child, minlength=n)
+    level = np.full(n, -1, np.int64)
+    frontier = np.flatnonzero(indeg == 0)
+    lv = 0
+    while len(frontier):
+        level[frontier] = lv
+        starts, lens = ptr[frontier], ptr[frontier + 1] - ptr[frontier]
+        total = int(lens.sum())
+        if total == 0:
+            break
+        reached = kids[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)]
+        indeg -= np.bincount(reached, minlength=n)
+        cand = np.unique(reached)
+        frontier = cand[indeg[cand] == 0]
+        lv += 1
+    return None if (level < 0).any() else level
+
+
+def _build_dag_jobs(path, df, edges, *, instances, max_instances_per_task, relative, name):
+    """``dag="jobs"``: one map-only job per kept trace task, with the trace's dependencies
+    (``edges``: (child row, parent row) arrays of ``df``)."""
     if df.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
     n = _tasks_per_row(path, df, instances, max_instances_per_task)
@@ -367,13 +508,7 @@ def _build_dag_jobs(path, df, *, instances, max_instances_per_task, relative, na
     jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": df["job"].to_numpy(object),
                          "trace_task": df["task"].to_numpy(object), "dag_depth": df["depth"].to_numpy(np.int64),
                          "instances": df["n_inst"].to_numpy(np.int64)})
-    # edges: (job, number of a task it depends on) joined to the (job, number) of kept tasks
-    dagged = df["parsed"].notna().to_numpy(bool)
-    nums = pd.DataFrame({"job": df["job"][dagged], "num": [p[1] for p in df["parsed"][dagged]],
-                         "parent_id": job_id[dagged]})
-    wants = pd.DataFrame({"job": df["job"][dagged], "num": [p[2] for p in df["parsed"][dagged]],
-                          "job_id": job_id[dagged]}).explode("num").dropna(subset=["num"])
-    wants["num"] = wants["num"].astype(np.int64)
-    edges = wants.merge(nums, on=["job", "num"], how="inner")[["job_id", "parent_id"]]
+    child, parent = edges
+    edges = pd.DataFrame({"job_id": job_id[child], "parent_id": job_id[parent]})
     tasks = pd.DataFrame({"job_id": np.repeat(job_id, n), "work": np.repeat(df["span"].to_numpy(np.float64), n)})
     return Workload.from_frames(jobs, tasks, dependencies=edges, name=name or os.path.basename(path), source=path)

@@ -63,7 +63,8 @@ def _parse_columns(data: bytes, mean_tolerance: float):
         return None
     starts = np.zeros(len(rows), np.int64)
     np.cumsum(lens[:-1], out=starts[1:])
-    counts = vals[starts + 1].astype(np.int64)
+    with np.errstate(invalid="ignore"):  # (a count past 64 bits: told apart below, by the line-by-line reading)
+        counts = vals[starts + 1].astype(np.int64)
     if (counts < 1).any() or (counts != lens - 3).any():
         return None
     submit, mean = vals[starts], vals[starts + 2]
