@@ -162,8 +162,7 @@ class MapReduceGym {
     sim_ = std::make_unique<mr::Sim>(*cl_, *wl_, sched_, opt_, seed);
     sim_->start();
     over_ = false;
-    advance();
-    sched_.take_reward(reward_);
+    advance();  // the reward accrued before the first decision goes to the first step
     return over_;
   }
 
