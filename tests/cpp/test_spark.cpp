@@ -133,6 +133,30 @@ TEST(Spark, FairPoolsTieByNameThenMinShare) {
   EXPECT_DOUBLE_EQ(r.job_finish[1], 25);
 }
 
+// Task sets are named TaskSet_<stage id>.0: with the Spark stage ids 7 and 13, a FAIR tie (both
+// running nothing) goes to "TaskSet_13.0", the smaller string; FIFO orders the stages of one
+// Spark job by stage id, not by their place in the workload. One core, busy with stage 0 until
+// 1 s; stages 1 (10 s) and 2 (5 s) arrive at 0.5 s and compete for the core at 1 s.
+TEST(Spark, TaskSetNamesAreSparkStageIds) {
+  Cluster c = executors(1, 1);
+  Workload w = stages({{0, 0, 0, {1}, {}, {}}, {0.5, 1, 0, {10}, {}, {}}, {0.5, 2, 0, {5}, {}, {}}});
+  const std::string pools = "0=p/FAIR/1/0";
+  SimResult r = run(c, w, "spark_fair", {}, nums({}, {{"pools", pools}}));
+  EXPECT_DOUBLE_EQ(r.job_start[1], 1);  // dense names "1" < "2"
+  EXPECT_DOUBLE_EQ(r.job_start[2], 11);
+  r = run(c, w, "spark_fair", {}, nums({}, {{"pools", pools}, {"stage_ids", "0,7,13"}}));
+  EXPECT_DOUBLE_EQ(r.job_start[2], 1);  // "13.0" < "7.0"
+  EXPECT_DOUBLE_EQ(r.job_start[1], 6);
+  Workload one = stages({{0, 0, 0, {1}, {}, {}}, {0.5, 1, 0, {10}, {}, {}}, {0.5, 1, 0, {5}, {}, {}}});
+  r = run(c, one, "spark_fifo");
+  EXPECT_DOUBLE_EQ(r.job_start[1], 1);
+  r = run(c, one, "spark_fifo", {}, nums({}, {{"stage_ids", "0,5,3"}}));  // two stages of Spark job 1
+  EXPECT_DOUBLE_EQ(r.job_start[2], 1);
+  EXPECT_DOUBLE_EQ(r.job_start[1], 6);
+  EXPECT_THROW(run(c, one, "spark_fifo", {}, nums({}, {{"stage_ids", "5"}})), std::invalid_argument);
+  EXPECT_THROW(run(c, one, "spark_fifo", {}, nums({}, {{"stage_ids", "0,5,x"}})), std::invalid_argument);
+}
+
 // Two cores; pool 0 weight 1 with two stages, pool 1 weight 3: after the first round, the
 // pool with the lower running/weight ratio gets each freed core.
 TEST(Spark, FairWeights) {
@@ -266,6 +290,109 @@ TEST(Spark, BadInput) {
   EXPECT_THROW(run(c, w, "spark_fair", {}, nums({}, {{"pools", "0=a/FIFO/-1/0"}})), std::invalid_argument);
   EXPECT_THROW(run(c, w, "spark_fifo", nums({{"min_executors", 3}, {"max_executors", 2}})), std::invalid_argument);
   EXPECT_THROW(run(c, w, "spark_fifo", nums({{"task_cpus", 2}})), std::invalid_argument);
+}
+
+// spark.task.maxFailures: attempts that always fail (probability ~1) are retried until the task
+// has failed max_failures times; then the task set aborts and its Spark job fails: its child
+// stage never runs.
+TEST(Spark, TaskRetriesUntilMaxFailures) {
+  Cluster c = executors(1, 2);
+  Workload w = stages({{0, 0, 0, {10}, {}, {}}, {0, 0, 0, {1}, {}, {0}}});
+  for (int max_failures : {1, 4}) {
+    SimResult r = run(c, w, "spark_fifo", nums({{"task_failure_probability", 0.999999}, {"max_failures", max_failures}}));
+    int attempts_of_0 = 0;
+    double last_end = 0;
+    for (size_t i = 0; i < r.att_task.size(); ++i) {
+      if (r.att_task[i] != 0) continue;
+      ++attempts_of_0;
+      EXPECT_EQ(r.att_status[i], kFailed);
+      EXPECT_GE(r.att_start[i], last_end);  // one after the other, each on the core the last one freed
+      EXPECT_LT(r.att_finish[i] - r.att_start[i], 10);  // failed part way
+      last_end = r.att_finish[i];
+    }
+    EXPECT_EQ(attempts_of_0, max_failures);
+    EXPECT_EQ(r.counters.at("jobs_failed"), 1);
+    EXPECT_TRUE(std::isnan(r.job_finish[0]));
+    EXPECT_TRUE(std::isnan(r.job_start[1]));  // the child stage of the failed job never ran
+  }
+  // with a small probability every task ends, some after retries, and the draws are seeded
+  std::vector<StageSpec> many = {{0, 0, 0, std::vector<double>(40, 1), {}, {}}};
+  SimResult a = run(c, stages(many), "spark_fifo", nums({{"task_failure_probability", 0.2}, {"max_failures", 40}}), {}, 3);
+  SimResult b = run(c, stages(many), "spark_fifo", nums({{"task_failure_probability", 0.2}, {"max_failures", 40}}), {}, 3);
+  EXPECT_GT(a.counters.at("tasks_failed"), 0);
+  EXPECT_EQ(a.counters.at("jobs_failed"), 0);
+  EXPECT_FALSE(std::isnan(a.job_finish[0]));
+  EXPECT_EQ(a.att_start, b.att_start);
+  EXPECT_EQ(a.att_task.size(), 40 + a.counters.at("tasks_failed"));
+}
+
+// Executor loss: two executors of one core, offers in executor order: task 0 on executor 0,
+// task 1 on executor 1, 10 s each. Executor 1 crashes at 4 s: task 1 fails and runs again.
+TEST(Spark, ExecutorLossRerunsItsTasks) {
+  Cluster c = executors(2, 1);
+  Workload w = stages({{0, 0, 0, {10, 10}, {}, {}}});
+  // never restarted: task 1 waits for executor 0, free at 10 s
+  SimResult r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}, {{"faults", "crash:1:4:inf"}}));
+  EXPECT_EQ(r.att_node[1], 1);
+  EXPECT_EQ(r.att_status[1], kFailed);
+  EXPECT_DOUBLE_EQ(r.att_finish[1], 4);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 20);
+  EXPECT_EQ(r.counters.at("executors_lost"), 1);
+  EXPECT_EQ(r.counters.at("tasks_failed"), 1);
+  // restarted 2 s later, empty: it registers at 6 s and takes task 1, paying the first-task
+  // overhead (a new Python worker) again: 0 + 11 on executor 0, 6 + 11 on executor 1
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"first_task_overhead", 1}}, {{"faults", "crash:1:4:2"}}));
+  EXPECT_DOUBLE_EQ(start_of(r, 0), 0);
+  EXPECT_DOUBLE_EQ(r.att_start.back(), 6);
+  EXPECT_EQ(r.att_node.back(), 1);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 17);
+  // the loss counts towards spark.task.maxFailures: with 1 the job fails, its other task killed
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"max_failures", 1}}, {{"faults", "crash:1:4:inf"}}));
+  EXPECT_TRUE(std::isnan(r.job_finish[0]));
+  EXPECT_EQ(r.att_status[0], kKilled);
+  EXPECT_DOUBLE_EQ(r.att_finish[0], 4);
+  EXPECT_EQ(r.counters.at("jobs_failed"), 1);
+  // a slowdown is not an executor loss: rejected
+  EXPECT_THROW(run(c, w, "spark_fifo", nums({}, {{"faults", "slowdown:0:1:2:3"}})), std::invalid_argument);
+}
+
+// Lost map outputs: stage 0 (three 2 s maps) feeds stage 1 (one 1 s task). Maps 0 and 2 run on
+// executor 0 ([0, 2], [2, 4]), map 1 on executor 1 ([0, 2]). Executor 1 crashes at 3 s while
+// stage 0 is unfinished: without an external shuffle service map 1's output is lost and map 1
+// runs again on executor 0 at 4 s (Resubmitted), so stage 0 ends at 6 s and stage 1 at 7 s;
+// with spark.shuffle.service.enabled the output survives: 4 s and 5 s.
+TEST(Spark, LostMapOutputsRunAgain) {
+  Cluster c = executors(2, 1);
+  Workload w = stages({{0, 0, 0, {2, 2, 2}, {}, {}}, {0, 0, 0, {1}, {}, {0}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}, {{"faults", "crash:1:3:inf"}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 6);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 7);
+  EXPECT_EQ(r.counters.at("tasks_resubmitted"), 1);
+  EXPECT_EQ(r.counters.at("tasks_failed"), 0);
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"shuffle_service", 1}}, {{"faults", "crash:1:3:inf"}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 4);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 5);
+  EXPECT_EQ(r.counters.at("tasks_resubmitted"), 0);
+}
+
+// A task set with nothing to launch is still offered (TaskSchedulerImpl offers every task set in
+// the queue): its delay timer moves past the levels without waiting tasks. Executors 0..2, one
+// core each, offers in order, locality wait 3 s. Job 0: x0 (prefers executor 2, 20 s). Job 1:
+// t0 (prefers executors 0 and 2, 10 s), t1 (prefers executor 1, 2 s). At 0 s x0 takes executor
+// 2, t0 executor 0, t1 executor 1. Job 1 has nothing to launch after 0 s; the revive at 3 s
+// offers executor 1 (free since 2 s) and moves job 1's task set to ANY. Executor 0 crashes at
+// 5 s: t0 fails and, its task set at ANY, runs again at once on executor 1 (were the task set
+// not offered, it would still wait at NODE_LOCAL until 6 s).
+TEST(Spark, TaskSetWithNothingToLaunchIsOffered) {
+  Cluster c = executors(3, 1);
+  Workload w = stages({{0, 0, 0, {20}, {{2}}, {}}, {0, 1, 0, {10, 2}, {{0, 2}, {1}}, {}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}, {{"faults", "crash:0:5:inf"}}));
+  ASSERT_EQ(r.att_task.size(), 4u);
+  EXPECT_EQ(r.att_task[3], 1);
+  EXPECT_EQ(r.att_node[3], 1);
+  EXPECT_DOUBLE_EQ(r.att_start[3], 5);
+  EXPECT_EQ(r.att_extra.at("spark_locality")[3], double(spark::kAny));
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 15);
 }
 
 // Visiting only the offers that can launch gives Spark's schedule (every offer visited), with

@@ -78,9 +78,18 @@ struct Options {
   double first_task_overhead = 0;   // added to the first attempt on each core of an executor (worker start)
   double stage_submit_delay = 0;    // from parents' end (or job submission) to the task set's submission
   double time_limit = std::numeric_limits<double>::infinity();
+  // failures (TaskSetManager.handleFailedTask, executorLost)
+  int32_t max_failures = 4;                  // spark.task.maxFailures
+  double task_failure_probability = 0;      // each attempt fails with this probability (seeded)
+  bool shuffle_service = false;             // spark.shuffle.service.enabled: lost executors keep map outputs
+  std::string faults;                       // executor crashes: crash:NODE:AT:RESTART_AFTER, mtbf:...
   // visit only the offers that can launch while delay scheduling admits local tasks only (the
   // same schedule; false visits every offer, as Spark does: for tests)
   bool sparse_offers = true;
+  // the Spark stage id of each workload job (the scheduler parameter `stage_ids`): a task set is
+  // named TaskSet_<stage id>.0, which FAIR ties compare as strings, and FIFO orders the stages of
+  // one Spark job by it; empty: the dense job ids
+  std::vector<int64_t> stage_ids;
 
   static const std::vector<ParamSpec>& specs();
   static Options from(const Params& p);
@@ -93,6 +102,9 @@ struct PoolSpec {
   double weight = 1;
   int32_t min_share = 0;
 };
+
+// Parses the scheduler parameter `stage_ids` ("id,id,..." one whole number >= 0 per job; "" = none).
+std::vector<int64_t> parse_stage_ids(const std::string& text, size_t n_jobs);
 
 // Parses "code=name/MODE/weight/minShare;..." (the Python layer's encoding); pools without an
 // entry are FIFO, weight 1, minShare 0, named "pool<code>" ("default" for code 0).

@@ -3,7 +3,9 @@
 // behaviour follows them, the code is this project's own.
 //
 // What is simplified, on purpose:
-//  * one application; no task failures, fetch failures, executor loss or stage retries;
+//  * one application; task failures are drawn (task_failure_probability) or come from executor
+//    crashes (the `faults` option); fetch failures and stage re-submission are not modelled (a
+//    finished stage's map outputs outlive its executors, as with an external shuffle service);
 //  * a speculative copy may run at the levels its task prefers (PROCESS_LOCAL / NODE_LOCAL /
 //    RACK_LOCAL) or, once the task set's allowed level reaches it, NO_PREF / ANY, on a host
 //    without an attempt of the task (TaskSetManager.dequeueSpeculativeTask's rule); the
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "schedlab/interrupt.h"
+#include "schedlab/mapreduce.h"  // parse_faults: the injected-fault syntax shared with the mapreduce engine
 
 namespace schedlab::spark {
 
@@ -26,7 +29,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kEps = 1e-9;  // time comparisons (Spark compares whole milliseconds)
 
-enum EventKind : uint32_t { kStageSubmit, kTaskEnd, kRevive, kSpecTick, kAllocTick, kExecRegister };
+enum EventKind : uint32_t { kStageSubmit, kTaskEnd, kRevive, kSpecTick, kAllocTick, kExecRegister, kExecLost, kExecRestart };
 
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\n"), b = s.find_last_not_of(" \t\n");
@@ -78,6 +81,17 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::number("stage_submit_delay", 0, 0, 1e9,
                         "seconds from a stage's parents' end (or its job's submission) to its task set's submission"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
+      ParamSpec::integer("max_failures", 4, 1, 1 << 30,
+                         "spark.task.maxFailures: a task failing this many times aborts its task set and fails its Spark job"),
+      ParamSpec::number("task_failure_probability", 0, 0, 1,
+                        "each attempt fails with this probability, after a uniformly drawn fraction of its run time (seeded)"),
+      ParamSpec::boolean("shuffle_service", false,
+                         "spark.shuffle.service.enabled: a lost executor's map outputs survive; else the finished map tasks "
+                         "of an unfinished shuffle-map stage that ran there run again"),
+      ParamSpec::text("faults", "",
+                      "executor crashes, ';'-separated: crash:NODE:AT:RESTART_AFTER, mtbf:MEAN_UPTIME:RESTART_AFTER:HORIZON "
+                      "(Python: schedlab.faults.Crash, MTBF); the driver removes a crashed executor at once, its running "
+                      "tasks fail (counting towards max_failures) and it registers again, empty, after RESTART_AFTER"),
   };
   return s;
 }
@@ -114,6 +128,13 @@ Options Options::from(const Params& p) {
   o.first_task_overhead = p.number("first_task_overhead");
   o.stage_submit_delay = p.number("stage_submit_delay");
   o.time_limit = p.number("time_limit");
+  o.max_failures = static_cast<int32_t>(p.integer("max_failures"));
+  o.task_failure_probability = p.number("task_failure_probability");
+  o.shuffle_service = p.boolean("shuffle_service");
+  o.faults = p.text("faults");
+  if (o.task_failure_probability >= 1)
+    throw std::invalid_argument("simulate options (spark engine): task_failure_probability must be below 1 (every attempt "
+                                "failing would never end)");
   if (o.min_executors > o.max_executors)
     throw std::invalid_argument("simulate options (spark engine): min_executors (" + std::to_string(o.min_executors) +
                                 ") must not exceed max_executors (" + std::to_string(o.max_executors) + ")");
@@ -156,6 +177,26 @@ std::vector<PoolSpec> parse_pools(const std::string& text, int32_t n_pools) {
   return pools;
 }
 
+std::vector<int64_t> parse_stage_ids(const std::string& text, size_t n_jobs) {
+  std::vector<int64_t> ids;
+  if (trim(text).empty()) return ids;
+  std::istringstream in(text);
+  std::string tok;
+  while (std::getline(in, tok, ',')) {
+    tok = trim(tok);
+    char* end = nullptr;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (tok.empty() || *end != '\0' || v < 0)
+      throw std::invalid_argument("parameter 'stage_ids': entry " + std::to_string(ids.size()) + " ('" + tok +
+                                  "') is not a whole number >= 0");
+    ids.push_back(v);
+  }
+  if (ids.size() != n_jobs)
+    throw std::invalid_argument("parameter 'stage_ids': " + std::to_string(ids.size()) + " ids for " +
+                                std::to_string(n_jobs) + " workload jobs (one per job, in job order)");
+  return ids;
+}
+
 // ------------------------------------------------------------------------------- the model
 
 namespace {
@@ -181,6 +222,8 @@ struct TaskSet {
   int64_t nopref_b = 0, nopref_e = 0, nopref_cur = 0;                               // into flat_
   uint64_t bloom[3][4] = {};  // keys (mod 256) of the executor, host and rack lists: most misses need no search
   std::vector<int32_t> spec;                   // speculatable tasks without a copy yet
+  std::vector<int32_t> retry;                  // failed tasks back in the pending lists (taken first: Spark's lists are stacks)
+  bool dead = false;                           // aborted with its Spark job
   std::vector<double> lo, hi;                  // successful durations: max-heap lo, min-heap hi
   double median() const {
     if (lo.empty()) return kNaN;
@@ -202,7 +245,7 @@ struct TaskSet {
 class Sim {
  public:
   Sim(const Cluster& c, const Workload& w, bool fair, const std::vector<PoolSpec>& pools, const Options& o, uint64_t seed)
-      : cl_(c), wl_(w), fair_(fair), pools_(pools), opt_(o), rng_(seed, 11) {
+      : cl_(c), wl_(w), fair_(fair), pools_(pools), opt_(o), rng_(seed, 11), fail_rng_(seed, 13), seed_(seed) {
     build();
   }
   SimResult run();
@@ -215,6 +258,12 @@ class Sim {
   void submit_stage(int32_t s);
   void task_end(int64_t att);
   void register_executor(int32_t e);
+  void task_failed(int64_t att, bool counts, bool offer);
+  void requeue(TaskSet& ts, int32_t t);
+  void abort_job(int32_t job);
+  void lose_executor(int32_t e);
+  void restart_executor(int32_t e);
+  int64_t dequeue_retry(TaskSet& ts, int32_t e, uint8_t lv);
   void revive_tick();
   void speculation_tick();
   void allocation_tick();
@@ -252,6 +301,11 @@ class Sim {
   void executors_changed();
 
   int32_t host(int32_t e) const { return e / opt_.executors_per_host; }
+  // FIFOSchedulingAlgorithm: the Spark job's id (priority), then the stage id
+  bool fifo_before(int32_t a, int32_t b) const {
+    if (ts_[a].job != ts_[b].job) return ts_[a].job < ts_[b].job;
+    return opt_.stage_ids.empty() ? a < b : opt_.stage_ids[a] != opt_.stage_ids[b] ? opt_.stage_ids[a] < opt_.stage_ids[b] : a < b;
+  }
   double wait_of(uint8_t level) const {
     switch (level) {
       case kProcessLocal: return opt_.locality_wait_process >= 0 ? opt_.locality_wait_process : opt_.locality_wait;
@@ -267,6 +321,8 @@ class Sim {
   std::vector<PoolSpec> pools_;
   Options opt_;
   Random rng_;
+  Random fail_rng_;  // attempt failures: their own stream, so that a run without them draws the same offers
+  uint64_t seed_;
   EventQueue q_;
   double now_ = 0;
   uint64_t events_ = 0;
@@ -288,6 +344,10 @@ class Sim {
   std::vector<int64_t> run_att_;  // per task: its last attempt, -1 none
   std::vector<int64_t> first_att_;  // per task: its first attempt (a speculative copy is the second)
   std::vector<uint8_t> copies_;
+  std::vector<int32_t> failures_;   // per task: failures counting towards max_failures
+  std::vector<uint8_t> att_fails_;  // per attempt: it ends in a failure
+  std::vector<uint8_t> down_;       // per executor: crashed, not yet restarted
+  bool reoffer_ = false;            // task sets with nothing to launch are offered too (failures or speculation on)
 
   // executors (nodes)
   std::vector<int32_t> free_, running_;
@@ -332,6 +392,7 @@ class Sim {
 
   // counters and series
   int64_t offer_rounds_ = 0, spec_launched_ = 0, exec_added_ = 0, exec_removed_ = 0;
+  int64_t tasks_failed_ = 0, jobs_failed_ = 0, exec_lost_ = 0, resubmitted_ = 0;
   TimeSeries exec_series_;
 };
 
@@ -361,9 +422,16 @@ void Sim::build() {
     pool_name_rank_.assign(n_pools, 0);
     for (int32_t r = 0; r < n_pools; ++r) pool_name_rank_[idx[r]] = r;
   }
+  if (!opt_.stage_ids.empty() && opt_.stage_ids.size() != nj)
+    throw std::invalid_argument("parameter 'stage_ids': " + std::to_string(opt_.stage_ids.size()) + " ids for " +
+                                std::to_string(nj) + " workload jobs");
   std::vector<int32_t> stage_idx(nj);
-  for (size_t s = 0; s < nj; ++s) stage_idx[s] = static_cast<int32_t>(s);
-  std::sort(stage_idx.begin(), stage_idx.end(), [](int32_t a, int32_t b) { return std::to_string(a) < std::to_string(b); });
+  std::vector<std::string> names(nj);  // TaskSet_<stage id>.0: the common prefix and suffix order as the id's digits
+  for (size_t s = 0; s < nj; ++s) {
+    stage_idx[s] = static_cast<int32_t>(s);
+    names[s] = std::to_string(opt_.stage_ids.empty() ? int64_t(s) : opt_.stage_ids[s]) + ".0";
+  }
+  std::stable_sort(stage_idx.begin(), stage_idx.end(), [&](int32_t a, int32_t b) { return names[a] < names[b]; });
 
   ts_.resize(nj);
   parents_left_.assign(nj, 0);
@@ -394,6 +462,8 @@ void Sim::build() {
   copies_.assign(nt, 0);
   run_att_.assign(nt, -1);
   first_att_.assign(nt, -1);
+  failures_.assign(nt, 0);
+  down_.assign(n_exec_, 0);
 
   free_.assign(n_exec_, 0);
   running_.assign(n_exec_, 0);
@@ -412,7 +482,7 @@ void Sim::build() {
   exec_series_ = TimeSeries::with_columns({"time", "executors", "target"});
   att_task_.reserve(nt); att_node_.reserve(nt); att_slot_.reserve(nt);
   att_start_.reserve(nt); att_finish_.reserve(nt); att_level_.reserve(nt);
-  att_status_.reserve(nt); att_spec_.reserve(nt);
+  att_status_.reserve(nt); att_spec_.reserve(nt); att_fails_.reserve(nt);
 }
 
 // The pending-task lists of TaskSetManager (PendingTasksByLocality): per executor, host and
@@ -546,8 +616,52 @@ int64_t Sim::take(List& l) {
   return l.cur < l.end ? flat_[l.cur] : -1;
 }
 
+// A failed task re-added to the pending lists (TaskSetManager.addPendingTask) sits at their end,
+// where dequeueTaskFromList looks first: at each level, the latest failed task that the level
+// admits on executor e (PROCESS_LOCAL: it prefers e; NODE_LOCAL: e's host; NO_PREF: no
+// preference; RACK_LOCAL: e's rack; ANY: any).
+int64_t Sim::dequeue_retry(TaskSet& ts, int32_t e, uint8_t lv) {
+  for (size_t i = ts.retry.size(); i-- > 0;) {
+    const int32_t t = ts.retry[i];
+    const int64_t b = wl_.has_replicas() ? wl_.replica_begin[t] : 0, en = wl_.has_replicas() ? wl_.replica_begin[t + 1] : 0;
+    bool ok = false;
+    switch (lv) {
+      case kProcessLocal:
+        if (!opt_.host_preferences) for (int64_t k = b; k < en && !ok; ++k) ok = wl_.replica_node[k] == e;
+        break;
+      case kNodeLocal: for (int64_t k = b; k < en && !ok; ++k) ok = host(wl_.replica_node[k]) == host(e); break;
+      case kNoPref: ok = b == en; break;
+      case kRackLocal:
+        if (racks_) for (int64_t k = b; k < en && !ok; ++k) ok = cl_.rack[wl_.replica_node[k]] == cl_.rack[e];
+        break;
+      default: ok = true;
+    }
+    if (ok) return t;
+  }
+  return -1;
+}
+
 int64_t Sim::dequeue(TaskSet& ts, int32_t e, uint8_t allowed, uint8_t& level) {
-  if (ts.unlaunched > 0) {
+  if (ts.unlaunched > 0 && !ts.retry.empty()) {  // failed tasks first, level by level
+    const uint8_t order[5] = {kProcessLocal, kNodeLocal, kNoPref, kRackLocal, kAny};
+    for (uint8_t lv : order) {
+      if (lv != kProcessLocal && lv > allowed) break;
+      const int64_t t = dequeue_retry(ts, e, lv);
+      if (t >= 0) { level = lv == kNoPref ? uint8_t(kProcessLocal) : lv; return t; }
+      // the regular lists of this level come after the failed tasks
+      int64_t r = -1;
+      uint8_t got = lv;
+      if (lv == kProcessLocal) { if (List* l = find(ts, 0, e)) r = take(*l); }
+      else if (lv == kNodeLocal) { if (List* l = find(ts, 1, host(e))) r = take(*l); }
+      else if (lv == kNoPref) { r = take_range(ts.nopref_cur, ts.nopref_e); got = kProcessLocal; }
+      else if (lv == kRackLocal) { if (racks_) if (List* l = find(ts, 2, cl_.rack[e])) r = take(*l); }
+      else {
+        while (ts.all_cur < ts.t0 + ts.n && launched_[ts.all_cur]) ++ts.all_cur;
+        if (ts.all_cur < ts.t0 + ts.n) r = ts.all_cur;
+      }
+      if (r >= 0) { level = got; return r; }
+    }
+  } else if (ts.unlaunched > 0) {
     if (List* l = find(ts, 0, e)) {
       const int64_t t = take(*l);
       if (t >= 0) { level = kProcessLocal; return t; }
@@ -632,6 +746,12 @@ int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool specu
   double dur = wl_.work[t] / cl_.speed[e] + opt_.task_launch_overhead;
   uint8_t& used = slot_used_[slot_base_[e] + slot];
   if (!used) { used = 1; dur += opt_.first_task_overhead; }
+  uint8_t fails = 0;
+  if (opt_.task_failure_probability > 0 && fail_rng_.uniform() < opt_.task_failure_probability) {
+    fails = 1;
+    dur *= fail_rng_.uniform();  // the failure comes part way through the attempt
+  }
+  att_fails_.push_back(fails);
   att_task_.push_back(static_cast<int32_t>(t));
   att_node_.push_back(e);
   att_slot_.push_back(slot);
@@ -644,7 +764,7 @@ int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool specu
   running_[e]++;
   copies_[t]++;
   run_att_[t] = a;
-  if (first_att_[t] < 0) first_att_[t] = a;
+  if (!speculative) first_att_[t] = a;  // a retry after a failure is the task's new original copy
   ts.running++;
   pool_running_[ts.pool]++;
   running_total_++;
@@ -654,6 +774,10 @@ int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool specu
     spec_launched_++;
   } else {
     launched_[t] = 1;
+    if (!ts.retry.empty()) {
+      auto it = std::find(ts.retry.begin(), ts.retry.end(), static_cast<int32_t>(t));
+      if (it != ts.retry.end()) ts.retry.erase(it);
+    }
     ts.unlaunched--;
     pending_total_--;
     const uint8_t p = task_prefs_[t];
@@ -694,12 +818,13 @@ void Sim::sorted_task_sets() {
     }
     return n1 < n2;
   };
+  const std::vector<int32_t>& sets = reoffer_ ? active_ : waiting_;  // both kept in FIFO order
   if (!fair_) {
-    order_ = waiting_;  // kept in FIFO order
+    order_ = sets;
     return;
   }
   pool_order_.clear();
-  for (int32_t s : waiting_) {
+  for (int32_t s : sets) {
     const int32_t p = ts_[s].pool;
     if (std::find(pool_order_.begin(), pool_order_.end(), p) == pool_order_.end()) pool_order_.push_back(p);
   }
@@ -709,7 +834,7 @@ void Sim::sorted_task_sets() {
   });
   for (int32_t p : pool_order_) {
     const size_t from = order_.size();
-    for (int32_t s : waiting_)
+    for (int32_t s : sets)
       if (ts_[s].pool == p) order_.push_back(s);
     if (pools_[p].fair)
       std::sort(order_.begin() + from, order_.end(), [&](int32_t a, int32_t b) {
@@ -727,7 +852,7 @@ bool Sim::can_launch_on(TaskSet& ts, int32_t e) {
   bool nopref_pass = false;
   for (uint8_t k = 0; k < ts.n_levels; ++k) nopref_pass |= ts.levels[k] == kNoPref;
   if (ts.unlaunched == 0) return false;
-  if (allowed >= kAny) return true;
+  if (allowed >= kAny || !ts.retry.empty()) return true;  // (failed tasks back in the lists: the full path)
   if (List* l = find(ts, 0, e); l && take(*l) >= 0) return true;
   if (allowed >= kNodeLocal || nopref_pass)
     if (List* l = find(ts, 1, host(e)); l && take(*l) >= 0) return true;
@@ -763,7 +888,7 @@ void Sim::resource_offers(int32_t single_executor) {
         std::swap(offer_free_[i], offer_free_[j]);
       }
   }
-  if (waiting_.empty()) return;
+  if (waiting_.empty() && !(reoffer_ && !active_.empty())) return;
   ++offer_rounds_;
   const bool all_free = single_executor < 0;
   for (size_t i = 0; i < offer_exec_.size(); ++i) offer_pos_[offer_exec_[i]] = static_cast<int32_t>(i);
@@ -772,9 +897,14 @@ void Sim::resource_offers(int32_t single_executor) {
     if (free_total < opt_.task_cpus) break;  // nothing left to offer: the rest would see no offer
     TaskSet& ts = ts_[s];
     if (!ts.active) continue;
-    // (a task set with nothing to launch is not offered: Spark's offer would only move its delay
-    // timer, which matters to nothing but later speculative copies)
-    if (ts.unlaunched == 0 && ts.spec.empty()) continue;
+    if (ts.unlaunched == 0 && ts.spec.empty()) {
+      // Offered, a task set with nothing to launch only moves its delay timer: getAllowedLocalityLevel
+      // skips the levels without waiting tasks (to ANY, resetting the timer). That matters when
+      // tasks wait again later (a failed task, a speculative copy), so it is done when those can
+      // happen (reoffer_); otherwise such task sets are not in the order at all.
+      allowed_level(ts);
+      continue;
+    }
     if (offer_exec_.size() == 1 && ts.spec.empty() && opt_.sparse_offers && !can_launch_on(ts, offer_exec_[0])) {
       // one executor that no task of this set may run on now: every pass finds nothing, and
       // the ANY pass rejects (tasks wait)
@@ -816,7 +946,7 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
                      int64_t& free_total) {
   uint8_t allowed = max_level;
   if (max_level != kNoPref) allowed = std::min(allowed_level(ts), max_level);
-  if (!opt_.sparse_offers || allowed >= kNoPref || !ts.spec.empty() || offer_exec_.size() < 8) {
+  if (!opt_.sparse_offers || allowed >= kNoPref || !ts.spec.empty() || !ts.retry.empty() || offer_exec_.size() < 8) {
     dense_pass(ts, max_level, 0, launched, no_rejects, global_min, free_total);
     return;
   }
@@ -907,14 +1037,19 @@ void Sim::arm_speculation() {
 
 void Sim::revive_tick() {
   revive_armed_ = false;
-  if (pending_total_ == 0) return;  // an offer round could launch nothing; the timer re-arms on new work
+  // with nothing pending an offer round launches nothing; it still moves the delay timers of the
+  // task sets offered, which matters only when tasks may wait again (reoffer_). Otherwise the
+  // timer re-arms on new work.
+  const bool timers = reoffer_ && !active_.empty();
+  if (pending_total_ == 0 && !timers) return;
   resource_offers(-1);
-  if (pending_total_ > 0) arm_revive();
+  if (pending_total_ > 0 || (reoffer_ && !active_.empty())) arm_revive();
 }
 
 // DAGScheduler.submitMissingTasks -> TaskSchedulerImpl.submitTasks -> backend.reviveOffers
 void Sim::submit_stage(int32_t s) {
   TaskSet& ts = ts_[s];
+  if (ts.dead) return;  // its Spark job failed
   ts.active = true;
   ts.n_levels = 0;
   compute_levels(ts);
@@ -922,9 +1057,7 @@ void Sim::submit_stage(int32_t s) {
   ts.last_reset = now_;
   stage_ready_[s] = now_;
   // active_ in FIFO order (job, stage)
-  auto pos = std::upper_bound(active_.begin(), active_.end(), s, [&](int32_t a, int32_t b) {
-    return ts_[a].job != ts_[b].job ? ts_[a].job < ts_[b].job : a < b;
-  });
+  auto pos = std::upper_bound(active_.begin(), active_.end(), s, [&](int32_t a, int32_t b) { return fifo_before(a, b); });
   active_.insert(pos, s);
   set_waiting(s, true);
   pending_total_ += ts.unlaunched;
@@ -950,7 +1083,11 @@ void Sim::finish_attempt(int64_t a, uint8_t status) {
 }
 
 void Sim::task_end(int64_t a) {
-  if (att_status_[a] != kRunning) return;  // a killed copy
+  if (att_status_[a] != kRunning) return;  // a killed copy, or one failed with its executor
+  if (att_fails_[a]) {
+    task_failed(a, true, true);
+    return;
+  }
   const int32_t t = att_task_[a];
   const int32_t e = att_node_[a];
   const int32_t s = wl_.task_job[t];
@@ -965,6 +1102,7 @@ void Sim::task_end(int64_t a) {
     finish_attempt(b, kKilled);
     killed_exec = att_node_[b];
   }
+  run_att_[t] = a;  // the successful copy (its executor holds the map output)
   {  // speculatable entries of a task done are dropped
     auto it = std::find(ts.spec.begin(), ts.spec.end(), t);
     if (it != ts.spec.end()) { ts.spec.erase(it); pending_total_--; }
@@ -982,8 +1120,136 @@ void Sim::task_end(int64_t a) {
   if (killed_exec >= 0) resource_offers(killed_exec);
   if (stage_done)
     for (int32_t c : children_[s])
-      if (--parents_left_[c] == 0)
+      if (--parents_left_[c] == 0 && !ts_[c].dead)
         q_.push(std::max(now_, wl_.submit_time[c]) + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(c));
+}
+
+// TaskSetManager.addPendingTask for a failed task (or a lost map output): back in the pending
+// lists, where it is taken before the others.
+void Sim::requeue(TaskSet& ts, int32_t t) {
+  launched_[t] = 0;
+  ts.unlaunched++;
+  pending_total_++;
+  const uint8_t p = task_prefs_[t];
+  if (p & 1) ts.pend[0]++;
+  if (p & 2) ts.pend[1]++;
+  if (p & 4) ts.pend[2]++;
+  if (p & 8) ts.pend[3]++;
+  ts.retry.push_back(t);
+  set_waiting(ts.stage, true);
+  if (opt_.dynamic_allocation && std::isnan(add_time_)) add_time_ = now_ + opt_.backlog_timeout;
+}
+
+// TaskSetManager.handleFailedTask: the attempt's core is free; a failure that counts brings the
+// task nearer to spark.task.maxFailures, which aborts the task set and fails its Spark job;
+// otherwise the task waits again unless another copy still runs. As the backend does, the
+// executor is offered at once (StatusUpdate -> makeOffers(executorId)), and every executor once
+// the task is pending again (TaskSchedulerImpl.handleFailedTask -> reviveOffers).
+void Sim::task_failed(int64_t a, bool counts, bool offer) {
+  const int32_t t = att_task_[a];
+  const int32_t e = att_node_[a];
+  TaskSet& ts = ts_[wl_.task_job[t]];
+  finish_attempt(a, kFailed);
+  ++tasks_failed_;
+  if (offer) resource_offers(e);
+  if (ts.dead || done_[t]) return;
+  if (counts && ++failures_[t] >= opt_.max_failures) {
+    abort_job(ts.job);
+    if (offer) resource_offers(-1);
+    return;
+  }
+  if (copies_[t] == 0) requeue(ts, t);
+  if (offer) {
+    arm_revive();
+    resource_offers(-1);
+  }
+}
+
+// DAGScheduler.abortStage -> failJobAndIndependentStages: the Spark job fails; its running
+// attempts are killed and its stages (running or not yet submitted) never finish.
+void Sim::abort_job(int32_t job) {
+  ++jobs_failed_;
+  const int32_t nj = static_cast<int32_t>(ts_.size());
+  for (int32_t s = 0; s < nj; ++s) {
+    TaskSet& ts = ts_[s];
+    if (ts.job != job || ts.dead || !std::isnan(stage_finish_[s])) continue;
+    ts.dead = true;
+    --unfinished_;
+    if (!ts.active) continue;
+    for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
+      if (copies_[t] == 0) continue;
+      for (int64_t b : {run_att_[t], first_att_[t]})
+        if (b >= 0 && att_status_[b] == kRunning) finish_attempt(b, kKilled);
+    }
+    pending_total_ -= ts.unlaunched + static_cast<int64_t>(ts.spec.size());
+    ts.spec.clear();
+    ts.retry.clear();
+    ts.active = false;
+    active_.erase(std::find(active_.begin(), active_.end(), s));
+    set_waiting(s, false);
+  }
+}
+
+// TaskSchedulerImpl.executorLost -> TaskSetManager.executorLost: without an external shuffle
+// service, the map outputs that finished tasks of unfinished shuffle-map stages left on the
+// executor are lost and those tasks run again (Resubmitted); the executor's running attempts
+// fail (ExecutorLostFailure, which counts towards maxFailures); the locality levels are
+// recomputed and every executor is offered.
+void Sim::lose_executor(int32_t e) {
+  if (down_[e]) return;
+  down_[e] = 1;
+  if (starting_[e]) { starting_[e] = 0; --n_starting_; }
+  if (!alive_[e]) {
+    if (opt_.dynamic_allocation) request_executors();
+    return;
+  }
+  ++exec_lost_;
+  std::vector<int64_t> lost;  // attempts running there
+  const std::vector<int32_t> sets = active_;
+  for (int32_t s : sets) {
+    TaskSet& ts = ts_[s];
+    if (ts.dead || !ts.active) continue;
+    for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
+      if (done_[t]) {
+        if (!opt_.shuffle_service && !children_[s].empty() && att_node_[run_att_[t]] == e) {
+          done_[t] = 0;
+          ts.succeeded--;
+          ++resubmitted_;
+          requeue(ts, static_cast<int32_t>(t));
+        }
+        continue;
+      }
+      for (int64_t b : {run_att_[t], first_att_[t]})
+        if (b >= 0 && att_status_[b] == kRunning && att_node_[b] == e && std::find(lost.begin(), lost.end(), b) == lost.end())
+          lost.push_back(b);
+    }
+  }
+  for (int64_t b : lost)
+    if (att_status_[b] == kRunning) task_failed(b, true, false);
+  alive_[e] = 0;
+  --n_alive_;
+  free_[e] = 0;
+  alive_per_host_[host(e)]--;
+  alive_per_rack_[cl_.rack[e]]--;
+  executors_changed();
+  if (opt_.dynamic_allocation) request_executors();  // the cluster manager replaces it to keep the target
+  arm_revive();
+  resource_offers(-1);
+}
+
+// A crashed executor comes back, empty (new Python workers), after the fault's restart delay:
+// with static allocation it registers again; with dynamic allocation its node may be requested.
+void Sim::restart_executor(int32_t e) {
+  if (!down_[e]) return;
+  down_[e] = 0;
+  for (int64_t k = slot_base_[e]; k < slot_base_[e + 1]; ++k) slot_used_[k] = 0;
+  if (opt_.dynamic_allocation) {
+    request_executors();
+    return;
+  }
+  starting_[e] = 1;
+  ++n_starting_;
+  register_executor(e);
 }
 
 void Sim::set_waiting(int32_t s, bool on) {
@@ -991,9 +1257,7 @@ void Sim::set_waiting(int32_t s, bool on) {
   if (ts.waiting == on) return;
   ts.waiting = on;
   if (on) {
-    auto pos = std::upper_bound(waiting_.begin(), waiting_.end(), s, [&](int32_t a, int32_t b) {
-      return ts_[a].job != ts_[b].job ? ts_[a].job < ts_[b].job : a < b;
-    });
+    auto pos = std::upper_bound(waiting_.begin(), waiting_.end(), s, [&](int32_t a, int32_t b) { return fifo_before(a, b); });
     waiting_.insert(pos, s);
   } else {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), s));
@@ -1071,7 +1335,7 @@ void Sim::remove_executor(int32_t e) {
 // the latest starts (the cluster manager drops requests not yet granted).
 void Sim::request_executors() {
   for (int32_t e = 0; e < n_exec_ && n_alive_ + n_starting_ < target_; ++e)
-    if (!alive_[e] && !starting_[e]) {
+    if (!alive_[e] && !starting_[e] && !down_[e]) {
       starting_[e] = 1;
       ++n_starting_;
       q_.push(now_ + opt_.executor_start_time, kExecRegister, static_cast<uint32_t>(e));
@@ -1140,6 +1404,17 @@ SimResult Sim::run() {
   }
   for (size_t s = 0; s < nj; ++s)
     if (parents_left_[s] == 0) q_.push(wl_.submit_time[s] + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(s));
+  if (!opt_.faults.empty()) {
+    for (const mr::Fault& f : mr::parse_faults(opt_.faults, n_exec_, seed_)) {
+      if (f.kind != mr::Fault::Crash)
+        throw std::invalid_argument("simulate options (spark engine): option 'faults': the spark engine models executor "
+                                    "crashes (crash, mtbf), not slowdowns");
+      q_.push(f.start, kExecLost, static_cast<uint32_t>(f.node));
+      if (std::isfinite(f.restart_after)) q_.push(f.start + f.restart_after, kExecRestart, static_cast<uint32_t>(f.node));
+    }
+    reoffer_ = true;
+  }
+  if (opt_.task_failure_probability > 0 || opt_.speculation) reoffer_ = true;
 
   while (!q_.empty()) {
     const Event ev = q_.top();
@@ -1159,6 +1434,8 @@ SimResult Sim::run() {
       case kSpecTick: speculation_tick(); break;
       case kAllocTick: allocation_tick(); break;
       case kExecRegister: register_executor(static_cast<int32_t>(ev.a)); break;
+      case kExecLost: lose_executor(static_cast<int32_t>(ev.a)); break;
+      case kExecRestart: restart_executor(static_cast<int32_t>(ev.a)); break;
     }
   }
 
@@ -1187,6 +1464,10 @@ SimResult Sim::run() {
   r.counters["events_pushed"] = double(q_.pushed());
   r.counters["executors_added"] = double(exec_added_);
   r.counters["executors_removed"] = double(exec_removed_);
+  r.counters["tasks_failed"] = double(tasks_failed_);
+  r.counters["jobs_failed"] = double(jobs_failed_);
+  r.counters["executors_lost"] = double(exec_lost_);
+  r.counters["tasks_resubmitted"] = double(resubmitted_);
   if (opt_.dynamic_allocation) r.series["executors"] = std::move(exec_series_);
   r.events = events_;
   r.end_time = now_;
@@ -1215,14 +1496,22 @@ void register_engine() {
     for (int32_t u : r.workload->user) n_pools = std::max(n_pools, u + 1);
     const bool fair = info.name == "spark_fair";
     const std::vector<PoolSpec> pools = parse_pools(sp.has("pools") ? sp.text("pools") : "", n_pools);
-    return simulate(*r.cluster, *r.workload, fair, pools, Options::from(op), r.seed);
+    Options o = Options::from(op);
+    o.stage_ids = parse_stage_ids(sp.text("stage_ids"), r.workload->n_jobs());
+    return simulate(*r.cluster, *r.workload, fair, pools, o, r.seed);
   };
   schedlab::register_engine(std::move(e));
 
   const std::string cite = "Apache Spark 3.5, org.apache.spark.scheduler: TaskSchedulerImpl.resourceOffers, "
                            "TaskSetManager.resourceOffer/getAllowedLocalityLevel, Pool.getSortedTaskSetQueue";
+  const ParamSpec stage_ids = ParamSpec::text(
+      "stage_ids", "",
+      "the Spark stage id of each workload job, 'id,id,...' in job order (task sets are named TaskSet_<id>.0: FAIR "
+      "ties compare the names as strings, FIFO orders a Spark job's stages by id); Python fills it from the "
+      "workload's job_id labels when they are whole numbers; '': the dense job ids");
   SchedulerInfo fifo;
   fifo.name = "spark_fifo";
+  fifo.params = {stage_ids};
   fifo.engine = "spark";
   fifo.citation = cite + ", FIFOSchedulingAlgorithm";
   fifo.summary = "Spark's FIFO scheduling mode (spark.scheduler.mode=FIFO): task sets by job id, then stage id";
@@ -1235,7 +1524,8 @@ void register_engine() {
   fair.params = {ParamSpec::text("pools", "",
                                  "the pools, as schedlab.spark.pools() encodes a fairscheduler.xml file or a dict: "
                                  "'code=name/FIFO|FAIR/weight/minShare;...' by pool (job 'user') code; pools not given are "
-                                 "FIFO with weight 1 and minShare 0")};
+                                 "FIFO with weight 1 and minShare 0"),
+                 stage_ids};
   schedlab::register_scheduler(fair);
 }
 

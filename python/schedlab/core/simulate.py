@@ -29,6 +29,17 @@ def register_param_encoder(scheduler: str, param: str, encoder):
     PARAM_ENCODERS[(scheduler, param)] = encoder
 
 
+#: Defaults of scheduler parameters that come from the workload, by (scheduler name, parameter
+#: name): ``default(workload) -> str | None`` (None: the core's own default), used when the
+#: parameter is not given (e.g. the spark engine's stage ids from the workload's job_id labels).
+PARAM_DEFAULTS: dict = {}
+
+
+def register_param_default(scheduler: str, param: str, default):
+    """Lets an engine fill a scheduler parameter from the workload when it is not given."""
+    PARAM_DEFAULTS[(scheduler, param)] = default
+
+
 def _encode_param(name, value, workload: Workload):
     """Dict/list parameters become the core's 'key:value,...' strings; dict keys that are user
     labels are translated to pool ids. Keys must be pool or queue ids (0 .. 2^31 - 1) and values
@@ -98,6 +109,11 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
                     max_events=max_events)
     params = {k: PARAM_ENCODERS[(config.name, k)](v, workload) if (config.name, k) in PARAM_ENCODERS
               else _encode_param(k, v, workload) for k, v in config.params.items()}
+    for (name, k), default in PARAM_DEFAULTS.items():
+        if name == config.name and k not in params:
+            v = default(workload)
+            if v is not None:
+                params[k] = v
     report = progress if callable(progress) else (
         _progress.SimulationProgress(config.name) if _progress.enabled(progress) else None)
     t0 = time.perf_counter()

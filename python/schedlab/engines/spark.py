@@ -19,9 +19,11 @@ import math
 import os
 import xml.etree.ElementTree as ET
 
+import numpy as np
+
 from ..core.catalogue import SchedulerConfig
 from ..core.cluster import Cluster
-from ..core.simulate import register_param_encoder
+from ..core.simulate import register_param_default, register_param_encoder
 
 #: Defaults of a pool not defined (FairSchedulableBuilder: FIFO inside, weight 1, minShare 0).
 DEFAULT_POOL = {"schedulingMode": "FIFO", "weight": 1.0, "minShare": 0}
@@ -135,6 +137,25 @@ def _pools_param(value, workload) -> str:
 
 
 register_param_encoder("spark_fair", "pools", _pools_param)
+
+
+def stage_ids(workload) -> str | None:
+    """The ``stage_ids`` parameter of the spark schedulers for ``workload``: its job_id labels
+    (an event log's stage ids) when they are all whole numbers >= 0, else None (the dense job
+    ids). Spark names a task set TaskSet_<stage id>.0; FAIR ties compare those names as
+    strings ("TaskSet_13.0" before "TaskSet_7.0") and FIFO orders a Spark job's stages by id."""
+    ids = np.asarray(workload.job_ids)
+    if ids.dtype.kind not in "iu":
+        if ids.dtype.kind != "O" or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in ids):
+            return None
+    ids = ids.astype(np.int64)
+    if len(ids) == 0 or ids.min() < 0 or np.array_equal(ids, np.arange(len(ids))):
+        return None
+    return ",".join(map(str, ids.tolist()))
+
+
+register_param_default("spark_fair", "stage_ids", stage_ids)
+register_param_default("spark_fifo", "stage_ids", stage_ids)
 
 
 def fifo() -> SchedulerConfig:

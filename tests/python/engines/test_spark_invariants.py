@@ -38,3 +38,75 @@ def test_spark_invariants(scheduler, options, seed):
         delta = np.concatenate([np.ones(len(g)), -np.ones(len(g))])
         order = np.lexsort((delta, times))  # ends before starts at equal times
         assert np.cumsum(delta[order]).max() <= cores, f"executor {node} ran more tasks than its {cores} cores"
+
+
+@pytest.mark.parametrize("scheduler", ["spark_fifo", "spark_fair"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_spark_invariants_with_failures(scheduler, seed):
+    """Attempts that fail (probability 0.1) and two executor crashes, one restarted: every task
+    still succeeds (max_failures is high), twice only when the crash lost its map output before
+    its stage ended (Resubmitted), failed attempts are retried, a crashed executor runs nothing
+    while it is down, and no executor runs more tasks than its cores."""
+    cores = 2
+    cluster = spark.cluster(executors=4, cores=cores)
+    workload = sl.synthetic.generate(jobs=12, seed=seed, rate=0.2, chain=3, users=3, maps=("randint", 1, 10),
+                                     reduces=("randint", 0, 4))
+    faults = [sl.faults.Crash(node=1, at=20.0, restart_after=30.0), sl.faults.Crash(node=3, at=35.0)]
+    r = sl.simulate(cluster, workload, scheduler, seed=seed, task_failure_probability=0.1, max_failures=50,
+                    faults=faults, speculation=True)
+    tasks = r.tasks
+    ok = tasks[tasks["status"] == "succeeded"]
+    assert set(ok["task_id"]) == set(range(workload.n_tasks)), "a task never succeeded"
+    assert len(ok) == workload.n_tasks + r.counters["tasks_resubmitted"]
+    crash = {1: 20.0, 3: 35.0}
+    for _, g in ok[ok["task_id"].duplicated(keep=False)].groupby("task_id"):
+        first = g.sort_values("finish").iloc[0]  # its output was on a crashed executor
+        assert first["node"] in crash and first["finish"] <= crash[first["node"]] + 1e-9
+    assert set(tasks["status"]) <= {"succeeded", "killed", "failed"}
+    assert (tasks["status"] == "failed").any() and r.counters["tasks_failed"] > 0
+    assert r.counters["executors_lost"] == 2
+    assert r.counters["jobs_failed"] == 0
+    on1 = tasks[tasks["node"] == 1]
+    assert not ((on1["start"] > 20.0) & (on1["start"] < 50.0)).any(), "a task started on executor 1 while it was down"
+    assert not (tasks[tasks["node"] == 3]["start"] > 35.0).any(), "a task started on executor 3 after its crash"
+    assert (tasks.loc[tasks["node"] == 3, "finish"].fillna(0) <= 35.0 + 1e-9).all()
+    for node, g in tasks.groupby("node"):
+        times = np.concatenate([g["start"].to_numpy(), g["finish"].to_numpy()])
+        delta = np.concatenate([np.ones(len(g)), -np.ones(len(g))])
+        order = np.lexsort((delta, times))
+        assert np.cumsum(delta[order]).max() <= cores, f"executor {node} ran more tasks than its {cores} cores"
+
+
+def test_spark_failed_jobs_stop_their_stages():
+    """With spark.task.maxFailures = 1 and attempts failing often, some Spark jobs fail: their
+    stages never finish and no stage of theirs starts after the failure; the others finish."""
+    cluster = spark.cluster(executors=4, cores=2)
+    workload = sl.synthetic.generate(jobs=12, seed=3, rate=0.2, chain=3, users=3, maps=("randint", 1, 10),
+                                     reduces=("randint", 0, 4))
+    r = sl.simulate(cluster, workload, "spark_fifo", seed=3, task_failure_probability=0.05, max_failures=1)
+    assert r.counters["jobs_failed"] > 0
+    dags = r.dags
+    assert dags["completion_time"].isna().sum() == r.counters["jobs_failed"]
+    jobs = r.jobs
+    failed_dags = set(dags.loc[dags["completion_time"].isna(), "dag"])
+    assert jobs.loc[jobs["dag"].isin(failed_dags), "finish_time"].isna().any()
+    assert jobs.loc[~jobs["dag"].isin(failed_dags), "finish_time"].notna().all()
+
+
+def test_spark_stage_ids_from_job_labels():
+    """An event log's stage ids name the task sets: on one core busy until 1 s, a FAIR tie between
+    stages 7 and 13 (both arrived at 0.5 s, running nothing) goes to TaskSet_13.0 (the smaller
+    string), as in Spark, when the workload's job_ids are those ids."""
+    import pandas as pd
+    jobs = pd.DataFrame({"job_id": [1, 7, 13], "submit_time": [0.0, 0.5, 0.5], "dag": [0, 1, 2]})
+    tasks = pd.DataFrame({"job_id": [1, 7, 13], "work": [1.0, 10.0, 5.0]})
+    w = sl.Workload.from_frames(jobs, tasks)
+    assert spark.stage_ids(w) == "1,7,13"
+    pools = {"default": {"schedulingMode": "FAIR"}}
+    r = sl.simulate(spark.cluster(1, 1), w, spark.fair(w, pools=pools))
+    start = r.jobs.set_index("job_id")["start_time"]
+    assert start[13] == 1.0 and start[7] == 6.0
+    # given explicitly, the dense ids: stage 7 (id 1) first
+    r = sl.simulate(spark.cluster(1, 1), w, sl.schedulers.get("spark_fair", pools=pools, stage_ids="0,1,2"))
+    start = r.jobs.set_index("job_id")["start_time"]
+    assert start[7] == 1.0 and start[13] == 11.0

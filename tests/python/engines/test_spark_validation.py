@@ -1,9 +1,15 @@
-"""The spark engine against a real Spark cluster (local-cluster[2,2,1024]): the 'cached' run of
-schedlab.engines.spark_validation (a job caches an RDD, two jobs read it at once, delay
-scheduling by PROCESS_LOCAL), after the warm-up and calibration jobs. Skipped without pyspark or
-Java; about two minutes. The error bound is loose: this test checks that the pipeline (a real
-application, its event log, the calibration, the simulation of the same workload) holds and
-that the model is not grossly off; docs/spark.md reports the measured errors."""
+"""The spark engine against a real Spark cluster (local-cluster[2,2,1024]): the 'fair' run of
+schedlab.engines.spark_validation (four chains of 2-4 stages in two FAIR pools, one with
+minShare 2 and FAIR inside), after the warm-up and calibration jobs. Skipped without pyspark or
+Java; about two minutes.
+
+Two checks of different strength. The replay (each task's recorded duration and each stage's
+recorded submission, no fixed costs) checks the task scheduler's decisions alone -- which pool
+and task set gets each freed core, on which executor -- and must match Spark closely whatever
+the machine's load (measured: job completion errors 0.0-0.6 %, launch-order rank correlation
+1.000 at load averages 1-11). The prediction from the chosen sleep durations and the calibrated
+fixed costs depends on how the load moves between the calibration and the run (measured:
+median error 17 % at load ~7, 45 % at load ~11): its bound is loose, its launch order is not."""
 import pytest
 
 from schedlab.engines import spark_validation as sv
@@ -12,11 +18,18 @@ missing = sv.available()
 pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
 
 
-def test_cached_run_against_real_spark(tmp_path):
-    jobs, tasks, costs = sv.validate(runs=("cached",), seed=0, out=str(tmp_path))
-    assert list(jobs["description"]) == ["cached/1", "cached/2"] or sorted(jobs["description"]) == ["cached/1", "cached/2"]
-    assert jobs["simulated"].notna().all() and (jobs["simulated"] > 0).all()
-    assert len(tasks) == 8  # both readers' four tasks matched by stage and index
-    c = costs["FIFO"]
-    assert c["first_task_overhead"] > 0 and c["task_launch_overhead"] >= 0
-    assert jobs["rel_error"].median() < 1.0
+def test_fair_run_against_real_spark(tmp_path):
+    jobs, tasks, costs = sv.validate(runs=("fair",), seed=0, out=str(tmp_path))
+    assert sorted(jobs["description"]) == ["fair/0", "fair/1", "fair/2", "fair/3"]
+    spec_tasks = sum(len(st) for job in sv.run_specs(0)["fair"]["jobs"] for st in job["stages"])
+    assert len(tasks) == spec_tasks  # every task matched by (stage, index)
+    c = costs["FAIR"]
+    assert c["first_task_overhead"] > 0 and c["task_launch_overhead"] >= 0 and c["stage_submit_delay"] >= 0
+    s = sv.summary(jobs, tasks).loc["fair"]
+    # the scheduling decisions, replayed with what the machine did: close to Spark's
+    assert s["replay_max"] < 0.05, jobs.to_string()
+    assert s["replay_spearman"] > 0.95
+    assert s["replay_launch_err_s"] < 0.25
+    # the prediction: the launch order holds; the times move with the machine's load
+    assert s["spearman"] > 0.9
+    assert s["median"] < 1.0

@@ -59,6 +59,7 @@ class SparkLog:
     attempts: pd.DataFrame           # every recorded attempt
     options: dict = field(default_factory=dict)   # spark engine options the application ran with
     scheduler: str = "spark_fifo"    # spark.scheduler.mode
+    stage_submitted: dict = field(default_factory=dict)  # stage id -> its first submission (s from app start)
 
     def cluster(self, cores: int | None = None):
         """The executors as a cluster for the spark engine (one node per executor, in the order of
@@ -229,6 +230,7 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
     executors: dict = {}       # id -> dict(host, cores, added, removed)
     jobs: dict = {}            # job id -> dict
     stage_info: dict = {}      # stage id -> dict(parents, n, job, rdd cached)
+    stage_submit: dict = {}    # stage id -> Submission Time (ms) of its first attempt
     attempts = []              # rows
     first_time = None
     for f, i, ev in _events(path):
@@ -276,6 +278,9 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
             if sid in stage_info and any(isinstance(r, dict) and r.get("Number of Cached Partitions", 0) > 0
                                          for r in si.get("RDD Info", [])):
                 stage_info[sid]["cached"] = True
+            if kind == "SparkListenerStageSubmitted" and si.get("Submission Time") is not None:
+                t = _get(si, f, i, "Submission Time", kind=float, event=kind)
+                stage_submit[sid] = min(stage_submit.get(sid, t), t)
         elif kind == "SparkListenerTaskEnd":
             sid = _get(ev, f, i, "Stage ID", kind=int)
             ti = _get(ev, f, i, "Task Info")
@@ -403,5 +408,6 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
             options[opt] = float(props[key])
     w.spark = SparkLog(path=path, spark_version=version, app_id=app_id, app_start=app_start / 1000, properties=props,
                        executors=ex, jobs=jt, attempts=att.drop(columns=["launch", "finish"]), options=options,
-                       scheduler="spark_fair" if str(props.get("spark.scheduler.mode", "FIFO")).upper() == "FAIR" else "spark_fifo")
+                       scheduler="spark_fair" if str(props.get("spark.scheduler.mode", "FIFO")).upper() == "FAIR" else "spark_fifo",
+                       stage_submitted={k: (v - app_start) / 1000 for k, v in stage_submit.items()})
     return w
