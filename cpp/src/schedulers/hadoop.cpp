@@ -1030,7 +1030,12 @@ class CapacityScheduler : public Scheduler {
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
-    update_all(sim);
+    // (the usage of a type is brought up to date only when the tracker has room for it: a full
+    // tracker gets nothing and sorts nothing, so the update can wait)
+    const bool room[2] = {sim.free_slots(node, kMap) > 0, sim.free_slots(node, kReduce) > 0};
+    if (!room[kMap] && !room[kReduce]) return;
+    for (int s = 0; s < 2; ++s)
+      if (room[s]) update_all(sim, s);
     // maps while the tracker has room (addMapTasks)
     int64_t assigned = 0;
     int32_t avail = sim.free_slots(node, kMap);
@@ -1165,11 +1170,13 @@ class CapacityScheduler : public Scheduler {
       if (it == u.active.end() || *it != user) u.active.insert(it, user);
     }
   }
-  // CapacitySchedulerQueue.updateAll: capacities from the cluster's slots, usage from the jobs.
-  void update_all(Sim& sim) {
+  // CapacitySchedulerQueue.updateAll: capacities from the cluster's slots, usage from the jobs
+  // (of one type, or -1: both).
+  void update_all(Sim& sim, int type = -1) {
     const int32_t total[2] = {sim.total_map_slots(), sim.total_reduce_slots()};
     for (Queue& q : queues_)
       for (int s = 0; s < 2; ++s) {
+        if (type >= 0 && s != type) continue;
         Usage& u = q.use[s];
         u.capacity = int32_t(q.percent * float(total[s]) / 100.0f);
         u.max_capacity = q.max_percent > 0 ? int32_t(q.max_percent * float(total[s]) / 100.0f) : -1;
@@ -1178,7 +1185,9 @@ class CapacityScheduler : public Scheduler {
         u.active.clear();
         for (int32_t j : q.jobs) {
           const int32_t run = sim.job(j).running_attempts[s];
-          add_usage(sim, u, j, s, run, (job_reserved_[s][size_t(j)] + run) * slots_per_[s][size_t(j)]);
+          const int32_t held = job_reserved_[s][size_t(j)];
+          if (run == 0 && held == 0 && !has_pending(sim, j, s)) continue;  // (it would add nothing)
+          add_usage(sim, u, j, s, run, (held + run) * slots_per_[s][size_t(j)]);
         }
       }
   }
@@ -1238,7 +1247,8 @@ class CapacityScheduler : public Scheduler {
       const Queue& q = queues_[size_t(qi)];
       if (!queue_may(q.use[type], 1)) continue;
       for (int32_t j : q.jobs) {
-        if (!admission_.may_run(j, type) || !job_may(sim, q, type, j)) continue;
+        // (a job without pending tasks of the type gives none and reserves nothing)
+        if (sim.job(j).pending[type] == 0 || !admission_.may_run(j, type) || !job_may(sim, q, type, j)) continue;
         const int32_t need = slots_per_[type][size_t(j)];
         if (!mem_enabled_ || job_mem_[type][size_t(j)] <= double(slot_mem_[type]) * avail) {  // MemoryMatcher
           if (obtain(sim, node, type, j) >= 0) { job = j; return kFound; }
