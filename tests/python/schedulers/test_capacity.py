@@ -1,0 +1,78 @@
+"""capacity's Hadoop 1.2.1 parameters from simulate: user limits, maximum capacities, high-memory
+jobs taking several slots, and clear errors for bad values (priorities: the harness tests,
+tests/python/conformance)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import schedlab as sl
+
+CLUSTER = sl.Cluster(nodes=4, racks=1, map_slots=2, reduce_slots=1)  # 8 map slots
+
+
+def workload(users=("a",), queues=(0,), jobs=4, maps=20, memory=1024.0, priorities=None):
+    """`jobs` jobs at time 0, round-robin over users and queues, of `maps` 10-second maps each."""
+    jf = pd.DataFrame({"job_id": range(jobs), "submit_time": 0.0,
+                       "user": [users[j % len(users)] for j in range(jobs)],
+                       "queue": [queues[j % len(queues)] for j in range(jobs)]})
+    tf = pd.DataFrame({"job_id": np.repeat(np.arange(jobs), maps), "stage": "map", "work": 10.0, "memory": memory})
+    return sl.Workload.from_frames(jf, tf)
+
+
+def peak_slots(result, slots_per_task=1, job_ids=None):
+    """The most map slots held at once (by the given jobs)."""
+    t = result.tasks
+    if job_ids is not None:
+        t = t[t["job_id"].isin(job_ids)]
+    events = sorted([(s, slots_per_task) for s in t["start"]] + [(f, -slots_per_task) for f in t["finish"]])
+    held = peak = 0
+    for _, d in events:
+        held += d
+        peak = max(peak, held)
+    return peak
+
+
+def test_user_limit_factor_caps_a_lone_user_at_the_queue_capacity():
+    w = workload(queues=(0,))
+    params = dict(capacities="0:0.5,1:0.5")
+    # schedlab's default: no cap, the lone user takes the idle queue's slots too
+    assert peak_slots(sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", **params))) == 8
+    # Hadoop's default user-limit-factor 1: the queue's capacity, (int)(50 % x 8) = 4 slots
+    assert peak_slots(sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", user_limit_factor=1, **params))) == 4
+    # a maximum capacity of 75 %: 6 slots
+    assert peak_slots(sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", max_capacities="0:0.75", **params))) == 6
+
+
+def test_minimum_user_limit_shares_a_queue_between_users():
+    """Two users in one queue with minimum-user-limit-percent 50: each holds at most half of it
+    while both have maps waiting."""
+    w = workload(users=("a", "b"), jobs=4)
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", min_user_limit_percent=50))
+    assert peak_slots(r, job_ids=[0, 2]) == 4 and peak_slots(r, job_ids=[1, 3]) == 4
+    # without it, the first job (user a) takes all 8 slots first
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity"))
+    assert peak_slots(r, job_ids=[0, 2]) == 8
+
+
+def test_high_memory_maps_take_several_slots():
+    """2 GB maps on 1 GB slots take two slots each: one map per 2-slot tracker at a time."""
+    w = workload(memory=2048.0, jobs=1, maps=8)
+    mem = dict(map_memory_mb=1024, reduce_memory_mb=1024, max_map_memory_mb=2048, max_reduce_memory_mb=2048)
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", **mem))
+    assert peak_slots(r) == 4  # tasks at once: 4 trackers x 1
+    assert r.jobs["completion_time"].iloc[0] == pytest.approx(20.0, abs=3.0)
+    # memory-based scheduling off (a setting missing): one slot each
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", map_memory_mb=1024))
+    assert peak_slots(r) == 8
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"capacities": "0:0.5,1:0.5", "max_capacities": "1:0.4"}, "below its capacity"),
+    ({"min_user_limit_percents": "0:0"}, "minimum user limit"),
+    ({"user_limit_factors": "0:-1"}, "user limit factor"),
+    ({"max_capacities": "0:1.5"}, "maximum capacity of queue 0"),
+    ({"queue_order": "x:1"}, "queue_order"),
+])
+def test_bad_values_are_clear_errors(params, message):
+    with pytest.raises(ValueError, match=message):
+        sl.simulate(CLUSTER, workload(queues=(0, 1)), sl.schedulers.get("capacity", **params))
