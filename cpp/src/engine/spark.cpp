@@ -216,7 +216,7 @@ struct TaskSet {
   uint8_t n_levels = 0, cur = 0;
   double last_reset = 0;
   bool no_rejects_since_reset = true;
-  bool active = false, waiting = false;
+  bool active = false, waiting = false, idle = false;
   int64_t all_cur = 0;
   int32_t exec_b = 0, exec_e = 0, host_b = 0, host_e = 0, rack_b = 0, rack_e = 0;  // into lists_
   int64_t nopref_b = 0, nopref_e = 0, nopref_cur = 0;                               // into flat_
@@ -348,6 +348,8 @@ class Sim {
   std::vector<uint8_t> att_fails_;  // per attempt: it ends in a failure
   std::vector<uint8_t> down_;       // per executor: crashed, not yet restarted
   bool reoffer_ = false;            // task sets with nothing to launch are offered too (failures or speculation on)
+  std::vector<int32_t> idle_;       // (reoffer_) active task sets with nothing to launch whose delay timer an offer would move
+  std::vector<int32_t> sets_;       // scratch: waiting_ and idle_ in FIFO order
 
   // executors (nodes)
   std::vector<int32_t> free_, running_;
@@ -818,7 +820,15 @@ void Sim::sorted_task_sets() {
     }
     return n1 < n2;
   };
-  const std::vector<int32_t>& sets = reoffer_ ? active_ : waiting_;  // both kept in FIFO order
+  const std::vector<int32_t>* src = &waiting_;  // kept in FIFO order
+  if (!idle_.empty()) {
+    sets_ = waiting_;
+    for (int32_t s : idle_)
+      if (!ts_[s].waiting && ts_[s].active)  // (waiting again: already in waiting_)
+        sets_.insert(std::upper_bound(sets_.begin(), sets_.end(), s, [&](int32_t a, int32_t b) { return fifo_before(a, b); }), s);
+    src = &sets_;
+  }
+  const std::vector<int32_t>& sets = *src;
   if (!fair_) {
     order_ = sets;
     return;
@@ -888,7 +898,7 @@ void Sim::resource_offers(int32_t single_executor) {
         std::swap(offer_free_[i], offer_free_[j]);
       }
   }
-  if (waiting_.empty() && !(reoffer_ && !active_.empty())) return;
+  if (waiting_.empty() && idle_.empty()) return;
   ++offer_rounds_;
   const bool all_free = single_executor < 0;
   for (size_t i = 0; i < offer_exec_.size(); ++i) offer_pos_[offer_exec_[i]] = static_cast<int32_t>(i);
@@ -901,7 +911,8 @@ void Sim::resource_offers(int32_t single_executor) {
       // Offered, a task set with nothing to launch only moves its delay timer: getAllowedLocalityLevel
       // skips the levels without waiting tasks (to ANY, resetting the timer). That matters when
       // tasks wait again later (a failed task, a speculative copy), so it is done when those can
-      // happen (reoffer_); otherwise such task sets are not in the order at all.
+      // happen (reoffer_: the idle_ task sets, whose timer has not reached ANY); otherwise such
+      // task sets are not in the order at all.
       allowed_level(ts);
       continue;
     }
@@ -935,6 +946,15 @@ void Sim::resource_offers(int32_t single_executor) {
     }
   }
   for (int32_t e : offer_exec_) offer_pos_[e] = -1;
+  if (!idle_.empty()) {  // those offered now sit at their last level: nothing more to move
+    size_t k = 0;
+    for (int32_t s : idle_) {
+      TaskSet& ts = ts_[s];
+      if (ts.active && !ts.waiting && ts.cur + 1 < ts.n_levels) idle_[k++] = s;
+      else ts.idle = false;
+    }
+    idle_.resize(k);
+  }
 }
 
 // One pass of resourceOfferSingleTaskSet: every offer with free cores, in order, once. An offer
@@ -1040,10 +1060,9 @@ void Sim::revive_tick() {
   // with nothing pending an offer round launches nothing; it still moves the delay timers of the
   // task sets offered, which matters only when tasks may wait again (reoffer_). Otherwise the
   // timer re-arms on new work.
-  const bool timers = reoffer_ && !active_.empty();
-  if (pending_total_ == 0 && !timers) return;
+  if (pending_total_ == 0 && idle_.empty()) return;
   resource_offers(-1);
-  if (pending_total_ > 0 || (reoffer_ && !active_.empty())) arm_revive();
+  if (pending_total_ > 0 || !idle_.empty()) arm_revive();
 }
 
 // DAGScheduler.submitMissingTasks -> TaskSchedulerImpl.submitTasks -> backend.reviveOffers
@@ -1256,6 +1275,10 @@ void Sim::set_waiting(int32_t s, bool on) {
   TaskSet& ts = ts_[s];
   if (ts.waiting == on) return;
   ts.waiting = on;
+  if (!on && reoffer_ && ts.active && !ts.idle && ts.cur + 1 < ts.n_levels) {
+    ts.idle = true;
+    idle_.push_back(s);
+  }
   if (on) {
     auto pos = std::upper_bound(waiting_.begin(), waiting_.end(), s, [&](int32_t a, int32_t b) { return fifo_before(a, b); });
     waiting_.insert(pos, s);
