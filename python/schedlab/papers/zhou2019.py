@@ -472,3 +472,71 @@ def claim_tsf_false_constraint(size="small"):
             per_seed[seed] = min(per_seed.get(seed, np.inf), v)
     return Measured([per_seed[k] for k in sorted(per_seed)], pd.DataFrame(rows, columns=["label", "seed", "value"]),
                     ylabel="jobs 1-3 mean finish / job 4 finish, micro-2")
+
+
+# Dice (§3.6.2) and Eirene (§6.5) against their bases on the Yahoo sample at 3000 workers, where
+# the sample overloads the short partition; one run per seed (the seed draws the probes).
+HYBRID_SEEDS = {"small": (0,), "full": (0, 1, 2)}
+DICE_WORKERS = EIRENE_WORKERS = 3000
+
+
+@functools.lru_cache(maxsize=None)
+def _yahoo_result(workers, scheduler, seed):
+    """One replay of the Yahoo sample (cached; treat as read-only). ``scheduler``: a name or
+    (name, ((param, value), ...))."""
+    from ..core.simulate import simulate
+    from ..engines import worker
+    from ..schedulers import get
+    wl = _yahoo_workload()
+    sched = scheduler if isinstance(scheduler, str) else get(scheduler[0], **dict(scheduler[1]))
+    return simulate(worker.cluster(workers), wl, sched, seed=seed, **worker.preset("yahoo"))
+
+
+@functools.lru_cache(maxsize=None)
+def _yahoo_workload():
+    from ..engines import worker
+    return worker.read_trace(_trace("YH1_sub.tr"))
+
+
+def dice_config(base: str):
+    """Dice on ``base`` ("hawk" or "eagle") with the dissertation's final Yahoo configuration."""
+    return ("dice", tuple(sorted({"base": base, **dice_params("yahoo")}.items())))
+
+
+def hybrid_improvements(size="small") -> pd.DataFrame:
+    """Dice on Hawk and on Eagle against its base, and Eirene against Eagle, Yahoo sample at 3000
+    workers: one row per (variant, seed) with the improvements of short and long jobs at P50, P75
+    and P90 as the dissertation defines them (``engines.worker.improvement``: positive is better,
+    so a long-job cost is negative)."""
+    from ..engines.worker import improvement
+    rows = []
+    for seed in HYBRID_SEEDS[size]:
+        for label, sched, base in (("Hawk+Dice vs Hawk", dice_config("hawk"), "hawk"),
+                                   ("Eagle+Dice vs Eagle", dice_config("eagle"), "eagle"),
+                                   ("Eirene vs Eagle", "eirene", "eagle")):
+            imp = improvement(_yahoo_result(DICE_WORKERS, sched, seed), _yahoo_result(DICE_WORKERS, base, seed))
+            rows.append({"variant": label, "seed": seed,
+                         **{f"{c}_p{p}": float(imp.loc[c, f"p{p}"]) for c in ("short", "long") for p in (50, 75, 90)}})
+    return pd.DataFrame(rows)
+
+
+def _hybrid_claim(size, variant):
+    t = hybrid_improvements(size)
+    t = t[t["variant"] == variant]
+    frame = t.melt(id_vars=["seed"], value_vars=["short_p50", "short_p90", "long_p50", "long_p90"],
+                   var_name="label", value_name="value")[["label", "seed", "value"]]
+    means = t[["short_p50", "short_p75", "short_p90", "long_p50", "long_p90"]].mean().round(1).to_dict()
+    return Measured(list(t["short_p90"]), frame, note=f"{variant}, improvement % (mean over seeds; long jobs negative "
+                                                      f"= a cost): {means}", ylabel=f"{variant}: improvement (%)")
+
+
+def claim_dice_over_hawk(size="small"):
+    return _hybrid_claim(size, "Hawk+Dice vs Hawk")
+
+
+def claim_dice_over_eagle(size="small"):
+    return _hybrid_claim(size, "Eagle+Dice vs Eagle")
+
+
+def claim_eirene_over_eagle(size="small"):
+    return _hybrid_claim(size, "Eirene vs Eagle")
