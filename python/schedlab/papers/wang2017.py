@@ -494,13 +494,35 @@ def _fresh_sets(size):
     return pd.DataFrame(table)
 
 
-def claim_fresh_vs_fair_sets(size="small"):
+def _fresh_vs(size, base):
     t = _fresh_sets(size).pivot_table(index=["seed", "set"], columns="scheduler", values="makespan")
-    imp = pd.Series(pct(t["FRESH"], t["Fair"]), index=t.index)
+    imp = pd.Series(pct(t["FRESH"], t[base]), index=t.index)
     per_set = imp.groupby(level="set").mean().round(1).to_dict()
     rows = [(f"Set {s}", seed, v) for (seed, s), v in imp.items()]
     return Measured(list(imp.groupby(level="seed").mean()), _frame(rows),
-                    note=f"FRESH (k = half the jobs) vs Fair per set, %: {per_set}", ylabel="makespan reduction vs Fair (%)")
+                    note=f"FRESH (k = half the jobs) vs {base} per set, %: {per_set}",
+                    ylabel=f"makespan reduction vs {base} (%)")
+
+
+def claim_fresh_vs_fair_sets(size="small"):
+    return _fresh_vs(size, "Fair")
+
+
+def claim_fresh_vs_capacity_sets(size="small"):
+    return _fresh_vs(size, "Capacity")
+
+
+def claim_fresh_vs_fair_set_b_80_slots(size="small"):
+    """Fig. 3.10: Set B on 20 slaves (S = 80 slots), FRESH (k = half the jobs) against Fair."""
+    vals, rows = [], []
+    for seed in _seeds(size):
+        sched = fresh_sets_schedulers("fresh_set_b")
+        fair = _run(("typed", 20), "fresh_set_b", sched["Fair"], seed)["makespan"]
+        fresh = _run(("typed", 20), "fresh_set_b", sched["FRESH"], seed)["makespan"]
+        vals.append(float(pct(fresh, fair)))
+        rows += [("Fair", seed, fair), ("FRESH", seed, fresh)]
+    return Measured(vals, _frame(rows), note=f"makespan reduction per seed, %: {[round(v, 1) for v in vals]}",
+                    ylabel="makespan (s), Set B on 20 slaves")
 
 
 def claim_fresh_fairness(size="small"):
@@ -604,6 +626,45 @@ def claim_batch_finish_vs_fresh(size="small"):
 
 def claim_batch_finish_vs_pooled_fair1(size="small"):
     return _omo_vs(size, "Batch Finish", "FairTotal-1", workloads=_simple(size), what=" (simple workloads, both slowstart 1)")
+
+
+# Table 4.7: Set H on 40 slaves (160 slots)
+SET_H_CLUSTER = ("typed", 40)
+
+
+def set_h_table(size="small") -> pd.DataFrame:
+    """Table 4.7's runs: Set H on 40 slaves, makespans of Fair-0.05 (Hadoop's default slowstart) and
+    Fair-1 on typed 2 + 2 slots, the same two on pooled slots (FairTotal), FRESH and OMO; one row
+    per seed (one seed at size "small", three at "full")."""
+    rows = []
+    for seed in _seeds(size):
+        row = {"seed": seed}
+        for lab in ("Fair-0.05", "Fair-1", "FairTotal-0.05", "FairTotal-1", "FRESH", "OMO"):
+            sched, opts = omo_config(lab)
+            row[lab] = _run(SET_H_CLUSTER, "omo_set_h", sched, seed, opts)["makespan"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _set_h_claim(size, base):
+    t = set_h_table(size)
+    v = pct(t["OMO"], t[base])
+    frame = t.melt(id_vars="seed", var_name="label", value_name="value")[["label", "seed", "value"]]
+    means = t.drop(columns="seed").mean().round(0).to_dict()
+    return Measured(list(v), frame, note=f"makespans (s), mean over seeds: {means} (paper: Fair-default 1885, Fair-1 "
+                                         f"2258, FRESH 2037, OMO 1238)", ylabel="makespan (s), Set H on 40 slaves")
+
+
+def claim_omo_set_h_vs_pooled_fair(size="small"):
+    return _set_h_claim(size, "FairTotal-0.05")
+
+
+def claim_omo_set_h_vs_typed_fair(size="small"):
+    return _set_h_claim(size, "Fair-0.05")
+
+
+def claim_omo_set_h_vs_fresh(size="small"):
+    return _set_h_claim(size, "FRESH")
 
 
 def calibration_fair1_tail(size="small"):

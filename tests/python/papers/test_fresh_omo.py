@@ -12,8 +12,9 @@ from notebook_runner import assert_claims_as_recorded, execute_notebook, noteboo
 
 pytest.importorskip("matplotlib")
 
-CLAIMS = ["fresh_vs_fair_sets_b_e", "fresh_fairness", "fair_fairness", "omo_vs_pooled_fair", "omo_vs_typed_fair",
+CLAIMS = ["fresh_vs_fair_sets_b_e", "fresh_vs_capacity_sets_b_e", "fresh_vs_fair_set_b_80_slots", "fresh_fairness", "fair_fairness", "omo_vs_pooled_fair", "omo_vs_typed_fair",
           "omo_vs_fresh", "lazy_start_terasort", "batch_finish_vs_fresh", "yarn_memory_spread", "omo_vs_yarn2",
+          "omo_set_h_vs_pooled_fair", "omo_set_h_vs_typed_fair", "omo_set_h_vs_fresh",
           "calibration_fair1_tail"]
 
 
