@@ -260,7 +260,11 @@ class Result:
                 if k == "slot_type":
                     v = (v.astype(np.int8), ["map", "reduce"])
                 elif k == "orig_node":  # speculative copies: the node of the attempt copied; else -1
-                    v = v.astype(np.int32)
+                    # (handed over empty when no attempt is a copy)
+                    v = v.astype(np.int32) if len(v) == len(task) else np.full(len(task), -1, np.int32)
+                elif k == "speed_at_start" and len(v) != len(task):
+                    # (handed over empty when every attempt started at its node's nominal speed)
+                    v = self.cluster.nodes["speed"].to_numpy(np.float64)[cols["node"]]
                 cols[k] = v
         return cols
 

@@ -1,5 +1,6 @@
 """Result.to_parquet: the tasks table written from the result's arrays (no DataFrame) and the
-jobs table read back equal to Result.tasks and Result.jobs."""
+jobs table read back equal to Result.tasks and Result.jobs; the per-attempt columns that hold
+only defaults without speculation and faults, handed over empty and filled on demand."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -40,3 +41,22 @@ def test_string_job_ids(tmp_path):
     assert back["job_id"].astype(object).tolist() == r.tasks["job_id"].tolist() == ["a", "b", "a"]
     assert back["stage"].astype(str).tolist() == ["map", "map", "reduce"]
     np.testing.assert_array_equal(back["finish"], r.tasks["finish"])
+
+
+def test_default_columns_are_filled_on_demand():
+    from schedlab.core.faults import Slowdown
+    w = sl.synthetic.generate(40, seed=4)
+    cluster = sl.Cluster(nodes=5, speeds=[1.0, 0.5, 2.0, 1.25, 1.0])
+    plain = sl.simulate(cluster, w, "fair", seed=0)
+    raw = plain._raw["attempts"]
+    assert len(raw["orig_node"]) == len(raw["speed_at_start"]) == 0  # only defaults: not kept per attempt
+    t = plain.tasks
+    assert (t["orig_node"] == -1).all() and t["orig_node"].dtype == np.int32
+    np.testing.assert_array_equal(t["speed_at_start"], np.array([1.0, 0.5, 2.0, 1.25, 1.0])[t["node"]])
+    slowed = sl.simulate(cluster, w, "fair", seed=0, faults=[Slowdown(1, 0, 10**6, 4)])
+    assert len(slowed._raw["attempts"]["speed_at_start"]) == len(slowed.tasks)  # kept: not all defaults
+    on_1 = slowed.tasks["node"] == 1
+    assert on_1.any() and (slowed.tasks["speed_at_start"][on_1] == 0.125).all()
+    late = sl.simulate(cluster, w, "fair", seed=0, speculation="late")
+    if late.tasks["speculative"].any():
+        assert (late.tasks["orig_node"][late.tasks["speculative"]] >= 0).any()
