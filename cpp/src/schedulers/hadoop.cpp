@@ -916,7 +916,12 @@ class CapacityScheduler : public Scheduler {
         slot_mem_{p.number("map_memory_mb"), p.number("reduce_memory_mb")},
         max_mem_{p.number("max_map_memory_mb"), p.number("max_reduce_memory_mb")},
         max_per_heartbeat_(p.integer("max_tasks_per_heartbeat")),
-        order_text_(parse_key_values("capacity: queue_order", p.text("queue_order"))) {}
+        order_text_(parse_key_values("capacity: queue_order", p.text("queue_order"))),
+        poller_(p.choice("job_initialization") == "poller"),
+        poll_interval_(p.number("init_poll_interval")),
+        max_system_jobs_(p.integer("max_system_jobs")),
+        max_active_tasks_(p.integer("max_initialized_active_tasks")),
+        max_active_tasks_per_user_(p.integer("max_initialized_active_tasks_per_user")) {}
 
   void init(Sim& sim) override {
     admission_.init(sim);
@@ -996,6 +1001,8 @@ class CapacityScheduler : public Scheduler {
       job_mem_[s].assign(n_jobs, 0.0);
       slots_per_[s].assign(n_jobs, 1);
     }
+    in_init_set_.assign(n_jobs, 0);
+    poll_armed_ = false;
     for (size_t j = 0; j < n_jobs; ++j) {
       const int64_t b = wl.task_begin[j], e = wl.task_begin[j + 1], m = b + wl.n_maps[j];
       if (b < m) job_mem_[kMap][j] = wl.memory[size_t(b)];
@@ -1010,19 +1017,38 @@ class CapacityScheduler : public Scheduler {
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
     Queue& q = queues_[size_t(queue_of_[job])];
-    q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+    auto& list = poller_ ? q.waiting : q.jobs;  // (with the poller, running once it initializes it)
+    list.insert(std::upper_bound(list.begin(), list.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+    if (poller_ && !poll_armed_ && std::isfinite(poll_interval_)) {
+      sim.set_timer(sim.now() + poll_interval_, kPollTag);
+      poll_armed_ = true;
+    }
+  }
+  void on_timer(Sim& sim, uint64_t tag) override {
+    if (tag != kPollTag) return;
+    poll_armed_ = false;
+    poll(sim);
+    bool waiting = false;
+    for (const Queue& q : queues_) waiting |= !q.waiting.empty();
+    if (waiting) {  // (the poller sleeps while no job waits)
+      sim.set_timer(sim.now() + poll_interval_, kPollTag);
+      poll_armed_ = true;
+    }
   }
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
   void on_priority_changed(Sim& sim, int32_t job) override {
     Queue& q = queues_[size_t(queue_of_[job])];
-    auto it = std::find(q.jobs.begin(), q.jobs.end(), job);
-    if (it == q.jobs.end()) return;
-    q.jobs.erase(it);
-    q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+    for (auto* list : {&q.jobs, &q.waiting}) {
+      auto it = std::find(list->begin(), list->end(), job);
+      if (it == list->end()) continue;
+      list->erase(it);
+      list->insert(std::upper_bound(list->begin(), list->end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+    }
   }
   void on_job_finished(Sim& sim, int32_t job) override {
     auto& v = queues_[size_t(queue_of_[job])].jobs;
-    v.erase(std::find(v.begin(), v.end(), job));
+    auto it = std::find(v.begin(), v.end(), job);
+    if (it != v.end()) v.erase(it);
     for (int s = 0; s < 2; ++s)  // its reservations go with it (JobInProgress.cancelReservedSlots)
       if (job_reserved_[s][size_t(job)] > 0)
         for (int32_t n = 0; n < sim.n_nodes(); ++n)
@@ -1058,7 +1084,8 @@ class CapacityScheduler : public Scheduler {
 
   // Per queue: capacity_percent, user_limit_percent, supports_priority, jobs, users (with jobs),
   // and per type map_/reduce_: capacity, max_capacity (-1: none), slots_occupied, running_tasks,
-  // active_users, users_with_slots, order (position in the scheduler's ordered list); per job: map_/reduce_
+  // active_users, users_with_slots, order (position in the scheduler's ordered list), waiting_jobs;
+// per job waiting (not yet initialized), initialized (in the job initializer's list); per job: map_/reduce_
   // running, slots, reserved_slots, slots_per_task; per user: map_/reduce_slots_occupied (over
   // the queues); per node: map_/reduce_reserved_for (job id, -1) and map_/reduce_slots_occupied.
   // Usage is computed from the state now, as updateQueueUsageForTests does (the order is not
@@ -1117,11 +1144,24 @@ class CapacityScheduler : public Scheduler {
       }
     }
     r.scalar["memory_based_scheduling"] = mem_enabled_ ? 1.0 : 0.0;
+    r.pool["waiting_jobs"].assign(nq, 0.0);
+    r.job["waiting"].assign(n_jobs, 0.0);
+    r.job["initialized"].assign(n_jobs, 0.0);
+    for (size_t q = 0; q < nq; ++q) {
+      r.pool["waiting_jobs"][q] = double(queues_[q].waiting.size());
+      for (int32_t j : queues_[q].waiting) r.job["waiting"][size_t(j)] = 1.0;
+    }
+    for (size_t j = 0; j < n_jobs; ++j) r.job["initialized"][j] = in_init_set_[j];
   }
 
   // "update": CapacityTaskScheduler.updateQueueUsageForTests (usage from the state now, then both
   // queue lists re-sorted).
   bool act(Sim& sim, const std::string& action) override {
+    if (action == "initialize") {  // (the job initializer's poll, as Hadoop's tests call it)
+      if (!poller_) throw std::invalid_argument("capacity: act('initialize') needs job_initialization='poller'");
+      poll(sim);
+      return true;
+    }
     if (action != "update") return false;
     update_all(sim);
     sort_queues(kMap);
@@ -1141,7 +1181,8 @@ class CapacityScheduler : public Scheduler {
     float percent = 0, max_percent = -1;
     double ul_min = 100, ul_factor = INFINITY;
     bool priorities = false;
-    std::vector<int32_t> jobs;  // unfinished, in order
+    std::vector<int32_t> jobs;  // unfinished, in order (initialized: the running list)
+    std::vector<int32_t> waiting;  // with the job initializer: submitted, not yet initialized, in order
     Usage use[2];
   };
 
@@ -1264,6 +1305,45 @@ class CapacityScheduler : public Scheduler {
     return kNone;
   }
 
+  // JobInitializationPoller: cleanUpInitializedJobsList, then selectJobsToInitialize over the
+  // queues (getJobsToInitialize with CapacitySchedulerQueue.initializeJobForQueue/ForUser); an
+  // initialized job runs at once (its setup task is not modelled).
+  void poll(Sim& sim) {
+    const auto& wl = sim.workload();
+    auto tasks_of = [&](int32_t j) { return int64_t(wl.task_begin[size_t(j) + 1] - wl.task_begin[size_t(j)]); };
+    for (size_t j = 0; j < in_init_set_.size(); ++j) {  // scheduled (a task left pending) or complete
+      if (!in_init_set_[j]) continue;
+      const JobState& js = sim.job(int32_t(j));
+      const bool scheduled = js.pending[kMap] < wl.n_maps[j] || js.pending[kReduce] < wl.n_reduces(int32_t(j));
+      if (scheduled || !std::isnan(js.finish)) in_init_set_[j] = 0;
+    }
+    for (Queue& q : queues_) {
+      const int64_t max_jobs = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0));
+      const int64_t max_user_jobs = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0 * q.ul_min / 100.0));
+      int64_t active = 0;
+      for (int32_t j : q.jobs) active += tasks_of(j);
+      std::vector<int32_t> over, chosen;  // users over their limit; jobs initialized now
+      for (int32_t j : q.waiting) {
+        if (int64_t(q.jobs.size()) >= max_jobs || active + tasks_of(j) > max_active_tasks_) break;
+        const int32_t user = wl.user[size_t(j)];
+        if (std::find(over.begin(), over.end(), user) != over.end()) continue;
+        int64_t user_jobs = 0, user_active = 0;
+        for (int32_t k : q.jobs)
+          if (wl.user[size_t(k)] == user) { ++user_jobs; user_active += tasks_of(k); }
+        if (user_jobs >= max_user_jobs || user_active + tasks_of(j) > max_active_tasks_per_user_) {
+          over.push_back(user);
+          continue;
+        }
+        in_init_set_[size_t(j)] = 1;
+        chosen.push_back(j);
+        q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), j, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), j);
+        active += tasks_of(j);
+      }
+      for (int32_t j : chosen) q.waiting.erase(std::find(q.waiting.begin(), q.waiting.end(), j));
+    }
+  }
+
+  static constexpr uint64_t kPollTag = 0x43415049;  // the job initializer's timer
   AdmissionControl admission_;
   int64_t round_robin_queues_;
   std::map<std::string, double> capacities_;
@@ -1286,6 +1366,11 @@ class CapacityScheduler : public Scheduler {
   std::vector<int32_t> job_reserved_[2];  // per job: trackers reserved for it
   std::vector<double> job_mem_[2];        // per job: MB per task
   std::vector<int32_t> slots_per_[2];     // per job: slots per task
+  bool poller_;
+  double poll_interval_;
+  int64_t max_system_jobs_, max_active_tasks_, max_active_tasks_per_user_;
+  std::vector<uint8_t> in_init_set_;      // per job: in the job initializer's list of initialized jobs
+  bool poll_armed_ = false;
 };
 
 }  // namespace
@@ -1378,7 +1463,18 @@ void register_hadoop_schedulers() {
         ParamSpec::integer("max_tasks_per_heartbeat", 32767, 1, 1000000000,
                            "maps handed out per heartbeat at most (mapred.capacity-scheduler.maximum-tasks-per-heartbeat)"),
         ParamSpec::text("queue_order", "", "the queues' order before any use as 'queue:position,...' (ties in used/capacity keep the "
-                                           "previous order; Hadoop starts from its map of queues); default by queue id")}},
+                                           "previous order; Hadoop starts from its map of queues); default by queue id"),
+        ParamSpec::choice("job_initialization", "at_submission", {"at_submission", "poller"},
+                          "jobs run from their submission (default), or wait until Hadoop's JobInitializationPoller "
+                          "initializes them within the limits below (its setup task not modelled)"),
+        ParamSpec::number("init_poll_interval", 5, 1e-3, INFINITY, "seconds between the job initializer's polls "
+                          "(mapred.capacity-scheduler.init-poll-interval; inf: only when asked, the harness's act('initialize'))"),
+        ParamSpec::integer("max_system_jobs", 3000, 1, 1000000000, "initialized jobs in the system at most, shared by queue "
+                           "capacity and, per user, by minimum-user-limit-percent (mapred.capacity-scheduler.maximum-system-jobs)"),
+        ParamSpec::integer("max_initialized_active_tasks", 200000, 1, 1000000000,
+                           "tasks of a queue's initialized jobs at most (default-maximum-active-tasks-per-queue)"),
+        ParamSpec::integer("max_initialized_active_tasks_per_user", 100000, 1, 1000000000,
+                           "tasks of a user's initialized jobs in a queue at most (default-maximum-active-tasks-per-user)")}},
       [](const Params& p) { return std::make_unique<CapacityScheduler>(p); });
 }
 

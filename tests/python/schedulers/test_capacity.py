@@ -76,3 +76,17 @@ def test_high_memory_maps_take_several_slots():
 def test_bad_values_are_clear_errors(params, message):
     with pytest.raises(ValueError, match=message):
         sl.simulate(CLUSTER, workload(queues=(0, 1)), sl.schedulers.get("capacity", **params))
+
+
+def test_job_initializer_limits_the_jobs_that_run():
+    """job_initialization='poller' with maximum-system-jobs 1: the initializer polls every 5 s and
+    lets one job of the queue run at a time; by default every job runs from its submission."""
+    w = workload(jobs=3, maps=8)
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", job_initialization="poller", max_system_jobs=1))
+    j = r.jobs.sort_values("job_id")
+    starts, finishes = j["start_time"].to_numpy(), j["finish_time"].to_numpy()
+    assert starts[0] >= 5.0  # the first poll
+    assert starts[1] >= finishes[0] and starts[2] >= finishes[1]
+    assert starts[1] <= finishes[0] + 5.0 + 1e-9  # at the next poll
+    j = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity")).jobs.sort_values("job_id")
+    assert j["start_time"].iloc[0] == 0.0 and j["start_time"].iloc[1] < j["finish_time"].iloc[0]
