@@ -46,6 +46,9 @@ def check_structure(w):
     assert list(log.executors["cores"]) == [2, 2]
     assert log.scheduler == "spark_fair"
     assert log.options["executors_per_host"] == 2
+    # recorded by Spark 4.3 without speculation settings: Spark 4's defaults, not the engine's (3.x)
+    assert log.spark_version.startswith("4.")
+    assert log.options["speculation_multiplier"] == 3.0 and log.options["speculation_quantile"] == 0.9
     assert (w.tasks["work"] > 0).all()
     assert log.jobs["result"].eq("JobSucceeded").all()
 

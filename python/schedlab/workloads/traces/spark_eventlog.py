@@ -402,10 +402,15 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
         options["revive_interval"] = _seconds(props["spark.scheduler.revive.interval"], 1.0)
     if "spark.task.cpus" in props:
         options["task_cpus"] = int(props["spark.task.cpus"])
-    for key, opt in (("spark.speculation.multiplier", "speculation_multiplier"),
-                     ("spark.speculation.quantile", "speculation_quantile")):
+    # Spark 4 raised the speculation defaults (3.0 and 0.9, read from Spark 4.3.0's ConfigEntry
+    # defaults) over Spark 3's 1.5 and 0.75, the engine's defaults
+    spark4 = bool(re.match(r"\s*([4-9]|\d\d+)\.", str(version or "")))
+    for key, opt, v4 in (("spark.speculation.multiplier", "speculation_multiplier", 3.0),
+                         ("spark.speculation.quantile", "speculation_quantile", 0.9)):
         if key in props:
             options[opt] = float(props[key])
+        elif spark4:
+            options[opt] = v4
     w.spark = SparkLog(path=path, spark_version=version, app_id=app_id, app_start=app_start / 1000, properties=props,
                        executors=ex, jobs=jt, attempts=att.drop(columns=["launch", "finish"]), options=options,
                        scheduler="spark_fair" if str(props.get("spark.scheduler.mode", "FIFO")).upper() == "FAIR" else "spark_fifo",
