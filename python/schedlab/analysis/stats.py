@@ -7,13 +7,13 @@ of each scheduler over a baseline, run by run.
 >>> sl.stats.summarize(sl.stats.improvement(table, "fifo"), "improvement")
 
 Confidence intervals are Student-t intervals of the mean over the runs of a group (normally its
-seeds): mean +- t(1 - (1 - confidence) / 2, n - 1) * sd / sqrt(n). A group of one run has an
+seeds): mean +- t(1 - (1 - confidence) / 2, n - 1) * sd / sqrt(n), with Student's t quantile
+from ``scipy.stats.t``. A group of one run has an
 undefined interval (NaN).
 """
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -23,88 +23,6 @@ DEFAULT_METRICS = ["mean_completion_time", "p50_completion_time", "p90_completio
                    "makespan"]
 #: Metrics where larger is better (improvement is computed the other way round).
 HIGHER_IS_BETTER = {"fairness_jain", "utilization", "locality_node", "locality_rack", "throughput"}
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The p-quantile of Student's t distribution with ``df`` degrees of freedom: closed forms
-    for df 1 and 2, otherwise a Cornish-Fisher start refined by Newton steps on the exact CDF
-    (regularized incomplete beta function), accurate to about 1e-12. (scipy is not needed:
-    importing scipy.stats costs seconds.)"""
-    if not 0 < p < 1:
-        raise ValueError(f"t_quantile: p must be in (0, 1), got {p}")
-    if not df > 0:
-        raise ValueError(f"t_quantile: degrees of freedom must be positive, got {df}")
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    x = _t_quantile_approx(p, df)
-    for _ in range(50):
-        step = (t_cdf(x, df) - p) / _t_pdf(x, df)
-        x -= step
-        if abs(step) <= 1e-13 * max(1.0, abs(x)):
-            break
-    return x
-
-
-def _t_quantile_approx(p: float, df: float) -> float:
-    """Cornish-Fisher expansion of the t quantile (exact for df 1 and 2)."""
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    z = NormalDist().inv_cdf(p)
-    v = float(df)
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
-    return z + g1 / v + g2 / v ** 2 + g3 / v ** 3 + g4 / v ** 4
-
-
-def _t_pdf(x: float, df: float) -> float:
-    v = float(df)
-    return math.exp(math.lgamma((v + 1) / 2) - math.lgamma(v / 2) - 0.5 * math.log(v * math.pi)
-                    - (v + 1) / 2 * math.log1p(x * x / v))
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz method)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for num in (m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
-                    -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1) / (a + b + 2):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1 - x) / b
-
-
-def t_cdf(x: float, df: float) -> float:
-    """The CDF of Student's t distribution with ``df`` degrees of freedom."""
-    v = float(df)
-    tail = 0.5 * _betainc(v / 2, 0.5, v / (v + x * x))
-    return 1.0 - tail if x > 0 else tail
 
 
 def mean_ci(values, confidence: float = 0.95) -> tuple:
@@ -120,7 +38,8 @@ def mean_ci(values, confidence: float = 0.95) -> tuple:
     if n == 1:
         return 1, m, math.nan, math.nan, math.nan
     sd = float(x.std(ddof=1))
-    h = t_quantile(1 - (1 - confidence) / 2, n - 1) * sd / math.sqrt(n)
+    from scipy import stats as scipy_stats  # (imported here: it takes a moment)
+    h = float(scipy_stats.t.ppf(1 - (1 - confidence) / 2, n - 1)) * sd / math.sqrt(n)
     return n, m, sd, m - h, m + h
 
 

@@ -270,7 +270,7 @@ class Result:
 
     def to_parquet(self, path, table: str = "tasks", **options):
         """Writes :attr:`tasks` (``table="tasks"``, one row per attempt) or :attr:`jobs` to a
-        Parquet file (needs pyarrow: ``schedlab[parquet]``). The tasks are written straight from
+        Parquet file (with pyarrow, a dependency of schedlab). The tasks are written straight from
         the result's arrays, without building the DataFrame: ``job_id`` and the categorical
         columns are dictionary-encoded (pandas reads them back as categoricals). ``options`` go
         to ``pyarrow.parquet.write_table`` (e.g. ``compression="zstd"``)."""

