@@ -217,6 +217,24 @@ TEST(Spark, FirstTaskOverheadOncePerCore) {
   EXPECT_DOUBLE_EQ(r.job_finish[0], 5);  // 3 + 1 + 1
 }
 
+// stage_fetch_overhead: the first attempt of a stage on an executor fetches the stage's task
+// binary. One executor of two cores: stage 0's two 1 s tasks start together and the first one
+// launched pays 0.5 s (ends at 1.5, the other at 1); stage 1 (a child, 2 s) pays again on the
+// same executor: 1.5 + 2 + 0.5 = 4.
+TEST(Spark, StageFetchOverheadOncePerStageAndExecutor) {
+  Cluster c = executors(1, 2);
+  Workload w = stages({{0, 0, 0, {1, 1}, {}, {}}, {0, 0, 0, {2}, {}, {0}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"stage_fetch_overhead", 0.5}}));
+  EXPECT_DOUBLE_EQ(r.att_finish[0], 1.5);
+  EXPECT_DOUBLE_EQ(r.att_finish[1], 1);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 1.5);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 4);
+  // two executors: each pays once per stage
+  Cluster c2 = executors(2, 1);
+  r = run(c2, stages({{0, 0, 0, {1, 1, 1, 1}, {}, {}}}), "spark_fifo", nums({{"stage_fetch_overhead", 0.5}, {"shuffle_offers", 0}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 2.5);  // each executor: 1.5, then 1
+}
+
 // Speculation: four 1 s tasks on executors 0..3 (offers not shuffled), executor 3 ten times
 // slower; three tasks end at 1 s (>= 0.75 x 4), median 1 s, threshold 1.5 s: the slow task is
 // speculatable at the first check past 1.5 s (1.6 s); its copy goes to the first free executor

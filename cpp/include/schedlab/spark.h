@@ -77,6 +77,7 @@ struct Options {
   double task_launch_overhead = 0;  // added to every attempt (launch RPC, deserialization, result)
   double first_task_overhead = 0;   // added to the first attempt on each core of an executor (worker start)
   double stage_submit_delay = 0;    // from parents' end (or job submission) to the task set's submission
+  double stage_fetch_overhead = 0;  // added to the first attempt of a stage on each executor (task binary fetch)
   double time_limit = std::numeric_limits<double>::infinity();
   // failures (TaskSetManager.handleFailedTask, executorLost)
   int32_t max_failures = 4;                  // spark.task.maxFailures

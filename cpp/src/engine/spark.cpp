@@ -78,6 +78,9 @@ const std::vector<ParamSpec>& Options::specs() {
                         "seconds added to every attempt (launch RPC, task deserialization, result handling); replayed event logs include it"),
       ParamSpec::number("first_task_overhead", 0, 0, 1e9,
                         "seconds added to the first attempt on each core of an executor (e.g. a Python worker's start)"),
+      ParamSpec::number("stage_fetch_overhead", 0, 0, 1e9,
+                        "seconds added to the first attempt of a stage on each executor (its task binary, a broadcast, is "
+                        "fetched once per executor; concurrent first attempts there wait for it too)"),
       ParamSpec::number("stage_submit_delay", 0, 0, 1e9,
                         "seconds from a stage's parents' end (or its job's submission) to its task set's submission"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
@@ -127,6 +130,7 @@ Options Options::from(const Params& p) {
   o.task_launch_overhead = p.number("task_launch_overhead");
   o.first_task_overhead = p.number("first_task_overhead");
   o.stage_submit_delay = p.number("stage_submit_delay");
+  o.stage_fetch_overhead = p.number("stage_fetch_overhead");
   o.time_limit = p.number("time_limit");
   o.max_failures = static_cast<int32_t>(p.integer("max_failures"));
   o.task_failure_probability = p.number("task_failure_probability");
@@ -347,6 +351,21 @@ class Sim {
   std::vector<int32_t> failures_;   // per task: failures counting towards max_failures
   std::vector<uint8_t> att_fails_;  // per attempt: it ends in a failure
   std::vector<uint8_t> down_;       // per executor: crashed, not yet restarted
+  // stage_fetch_overhead: the (stage, executor incarnation) pairs whose task binary is fetched,
+  // an open-addressing set sized by the tasks (each launch adds at most one pair)
+  std::vector<int64_t> fetched_;
+  std::vector<uint32_t> incarnation_;  // per executor: restarts (a restarted executor fetches again)
+  bool first_fetch(int32_t s, int32_t e) {
+    const int64_t key = ((int64_t(s) * n_exec_ + e) << 16) | (incarnation_[e] & 0xffff);
+    const size_t mask = fetched_.size() - 1;
+    size_t i = static_cast<size_t>((uint64_t(key) * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (fetched_[i] != -1) {
+      if (fetched_[i] == key) return false;
+      i = (i + 1) & mask;
+    }
+    fetched_[i] = key;
+    return true;
+  }
   bool reoffer_ = false;            // task sets with nothing to launch are offered too (failures or speculation on)
   std::vector<int32_t> idle_;       // (reoffer_) active task sets with nothing to launch whose delay timer an offer would move
   std::vector<int32_t> sets_;       // scratch: waiting_ and idle_ in FIFO order
@@ -466,6 +485,12 @@ void Sim::build() {
   first_att_.assign(nt, -1);
   failures_.assign(nt, 0);
   down_.assign(n_exec_, 0);
+  incarnation_.assign(n_exec_, 0);
+  if (opt_.stage_fetch_overhead > 0) {
+    size_t cap = 16;
+    while (cap < 2 * nt + 16) cap <<= 1;
+    fetched_.assign(cap, -1);
+  }
 
   free_.assign(n_exec_, 0);
   running_.assign(n_exec_, 0);
@@ -748,6 +773,7 @@ int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool specu
   double dur = wl_.work[t] / cl_.speed[e] + opt_.task_launch_overhead;
   uint8_t& used = slot_used_[slot_base_[e] + slot];
   if (!used) { used = 1; dur += opt_.first_task_overhead; }
+  if (!fetched_.empty() && first_fetch(ts.stage, e)) dur += opt_.stage_fetch_overhead;
   uint8_t fails = 0;
   if (opt_.task_failure_probability > 0 && fail_rng_.uniform() < opt_.task_failure_probability) {
     fails = 1;
@@ -1262,6 +1288,7 @@ void Sim::restart_executor(int32_t e) {
   if (!down_[e]) return;
   down_[e] = 0;
   for (int64_t k = slot_base_[e]; k < slot_base_[e + 1]; ++k) slot_used_[k] = 0;
+  ++incarnation_[e];
   if (opt_.dynamic_allocation) {
     request_executors();
     return;
