@@ -249,6 +249,9 @@ class WorkerGym {
 
   py::dict result() {
     if (!sim_) throw py::value_error("call reset() first");
+    // collect() hands the engine's columns over to the result: the episode could not go on after it
+    if (!over_) throw py::value_error("result(): the episode is still running; its result is ready once step() "
+                                      "returns terminated or truncated");
     return result_dict(sim_->collect());
   }
   double now() const { return sim_ ? sim_->now() : 0.0; }

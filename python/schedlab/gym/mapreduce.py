@@ -127,7 +127,8 @@ class MapReduceEnv(gymnasium.Env):
         return self._workload
 
     def result(self):
-        """The episode's :class:`~schedlab.Result` (jobs and tasks tables, summary) so far."""
+        """The finished episode's :class:`~schedlab.Result` (jobs and tasks tables, summary); a
+        ValueError while the episode is still running."""
         if self._result is None:
             from ..core.simulate import Result
             self._result = Result(self._engine.result(), self.cluster, self._workload, _EpisodeScheduler("agent"),

@@ -101,12 +101,16 @@ def test_idle_and_masked_actions_leave_the_slot_idle_and_a_patient_agent_is_trun
             break
     assert truncated and not terminated and steps > 10
     assert len(env.result().tasks) == 0 and info["time"] == pytest.approx(300.0)
-    # a masked job row acts as idle
+    # a masked job row acts as idle: choosing one at every step runs nothing either
     obs, _ = env.reset(seed=1)
-    empty = int(np.flatnonzero(obs["action_mask"][:-1] == 0)[0]) if (obs["action_mask"][:-1] == 0).any() else None
-    if empty is not None:
-        env.step(empty)
-        assert len(env.result().tasks) == 0
+    masked_steps = 0
+    while True:
+        masked = np.flatnonzero(obs["action_mask"][:-1] == 0)
+        masked_steps += len(masked) > 0
+        obs, r, terminated, truncated, info = env.step(int(masked[0]) if len(masked) else env.action_space.n - 1)
+        if terminated or truncated:
+            break
+    assert masked_steps > 0 and truncated and len(env.result().tasks) == 0
 
 
 def test_vectorized_environments():
@@ -148,3 +152,15 @@ def test_policy_gradient_beats_the_random_agent():
     heuristic = agents.evaluate(env, agents.heuristic_agent, seeds).mean()
     assert trained < 0.95 * random
     assert heuristic < random
+
+
+def test_result_is_refused_while_the_episode_runs():
+    # the engine hands its columns over to the result, so a result taken mid-episode would leave
+    # the rest of the episode without them
+    env = small_env()
+    obs, _ = env.reset(seed=3)
+    obs, *_ = env.step(fifo_action(obs))
+    with pytest.raises(ValueError, match="still running"):
+        env.result()
+    rewards, _, info, _ = run_episode(env, fifo_action, 3)
+    assert info["result"].jobs["finish_time"].notna().all()

@@ -200,3 +200,15 @@ def test_bad_arguments():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="action"):
         env.step(99)
+
+
+@pytest.mark.parametrize("decision", gw.DECISIONS)
+def test_result_is_refused_while_the_episode_runs(decision):
+    env = small_env(decision)
+    obs, _ = env.reset(seed=2)
+    obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    with pytest.raises(ValueError, match="still running"):
+        env.result()
+    run_episode(env, lambda o: int(np.flatnonzero(o["action_mask"])[0]), 2)
+    check_schedule(env.result())
+    assert env.result().jobs["finish_time"].notna().all()
