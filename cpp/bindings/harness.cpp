@@ -77,6 +77,9 @@ void bind_harness(py::module_& m) {
       .def("set_progress", &H::set_progress)
       .def("act", &H::act)
       .def("set_pool", &H::set_pool)
+      .def("end_job", &H::end_job, py::arg("job"), py::arg("state"), py::arg("keep_attempts") = false)
+      .def("finalize_job", &H::finalize_job)
+      .def("hold_jobs", &H::hold_jobs)
       .def("report",
            [](H& h) {
              mr::SchedulerReport r = h.report();
@@ -98,6 +101,7 @@ void bind_harness(py::module_& m) {
              d["running_attempts"] = py::make_tuple(s.running_attempts[0], s.running_attempts[1]);
              d["submitted"] = s.submitted;
              d["finish"] = s.finish;
+             d["ended"] = s.ended == kKilled ? "KILLED" : s.ended == kFailed ? "FAILED" : "";
              return d;
            })
       .def("job_id", &H::job_id)

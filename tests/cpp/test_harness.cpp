@@ -1,6 +1,7 @@
 // The scheduler harness (schedlab/harness.h): the engine's driven mode, step by step.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -174,4 +175,63 @@ TEST(Harness, FactorySchedulerIsRebuiltForReplays) {
   h.sim();  // a new engine: the actions so far are replayed
   EXPECT_EQ(h.assignments().size(), 2u);
   EXPECT_EQ(built, 2);
+}
+
+// A killed job's pending tasks are dropped and its running attempts killed: their slots serve
+// the next job at once; a job ended twice, or finalized while not held, is an error.
+TEST(Harness, KilledJobFreesItsSlots) {
+  Harness h = fifo();
+  h.submit(job(4, 0));
+  h.submit(job(2, 0));
+  EXPECT_EQ(h.heartbeat("tt1").size(), 2u);
+  h.end_job("job_test_0001", "KILLED");
+  EXPECT_EQ(h.attempt_status("attempt_test_0001_m_000000_0"), "killed");
+  const JobState& s = h.job_state("job_test_0001");
+  EXPECT_EQ(s.ended, kKilled);
+  EXPECT_EQ(s.pending[kMap], 0);
+  EXPECT_EQ(s.running_attempts[kMap], 0);
+  EXPECT_EQ(h.sim().total_pending(kMap), 2);
+  // (the load-factor cap: job 2's 2 maps on 4 slots allow 1 map on the tracker)
+  EXPECT_EQ(strs(h.heartbeat("tt1")), (std::vector<std::string>{"attempt_test_0002_m_000000_0 on tt1"}));
+  EXPECT_THROW(h.end_job("job_test_0001", "FAILED"), std::invalid_argument);
+  EXPECT_THROW(h.end_job("job_test_0002", "SUCCEEDED"), std::invalid_argument);
+  EXPECT_THROW(h.finalize_job("job_test_0002"), std::invalid_argument);  // tasks still running
+}
+
+// With keep_attempts the killed job's attempts hold their slots until they are finished by hand,
+// which frees the slots and changes nothing else of the job.
+TEST(Harness, KilledJobKeepsItsAttemptsUntilTheyEnd) {
+  Harness h = fifo();
+  h.submit(job(2, 0));
+  h.submit(job(2, 0));
+  EXPECT_EQ(h.heartbeat("tt1").size(), 2u);
+  h.end_job("job_test_0001", "FAILED", true);
+  EXPECT_EQ(h.attempt_status("attempt_test_0001_m_000000_0"), "running");
+  EXPECT_TRUE(h.heartbeat("tt1").empty());  // the tracker is still full
+  h.finish("attempt_test_0001_m_000000_0");
+  h.kill("attempt_test_0001_m_000001_0");
+  EXPECT_EQ(h.job_state("job_test_0001").done[kMap], 0);
+  EXPECT_EQ(h.job_state("job_test_0001").pending[kMap], 0);  // (not re-queued)
+  EXPECT_EQ(strs(h.heartbeat("tt1")), (std::vector<std::string>{"attempt_test_0002_m_000000_0 on tt1"}));
+}
+
+// Held jobs (Hadoop's fake jobs) stay running after their last task until finalized.
+TEST(Harness, HeldJobCompletesWhenFinalized) {
+  ParamValues options;
+  options.numbers["slowstart"] = 0;
+  Harness h("fifo", {}, options);
+  h.hold_jobs(true);
+  h.add_tracker("tt1", "rack1", 2, 2);
+  EXPECT_THROW(h.hold_jobs(false), std::invalid_argument);  // after the first action
+  h.submit(job(1, 0));
+  EXPECT_EQ(h.heartbeat("tt1").size(), 1u);
+  h.advance(1);
+  h.finish("attempt_test_0001_m_000000_0");
+  EXPECT_TRUE(std::isnan(h.job_state("job_test_0001").finish));
+  EXPECT_EQ(h.sim().active_jobs().size(), 1u);
+  h.advance(1);
+  h.finalize_job("job_test_0001");
+  EXPECT_EQ(h.job_state("job_test_0001").finish, 2.0);
+  EXPECT_TRUE(h.sim().active_jobs().empty());
+  EXPECT_THROW(h.finalize_job("job_test_0001"), std::invalid_argument);
 }

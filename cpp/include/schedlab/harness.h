@@ -107,6 +107,16 @@ class Harness {
   void act(const std::string& action);
   // Moves a running job to another pool (Hadoop's PoolManager.setPool; fair's "set_pool" action).
   void set_pool(const std::string& job, const std::string& pool);
+  // Ends a running job now without success, `state` "KILLED" or "FAILED" (JobTracker.killJob,
+  // finalizeJob(job, KILLED/FAILED) of Hadoop's tests; mr::Sim::end_job): its running attempts are
+  // killed, or with `keep_attempts` hold their slots until finished or killed by hand (the tracker
+  // has not reported them yet).
+  void end_job(const std::string& job, const std::string& state, bool keep_attempts = false);
+  // With hold_jobs(true) (Hadoop's fake jobs), a job whose tasks have all succeeded stays running
+  // until finalize_job(job) (finalizeJob(job) of Hadoop's tests); default false: it completes when
+  // its last task succeeds. Set it before the first action.
+  void hold_jobs(bool hold);
+  void finalize_job(const std::string& job);
 
   // ---- reading state ----
   SchedulerReport report();  // the scheduler's own state (fair shares, ...), ids as below
@@ -124,7 +134,7 @@ class Harness {
 
  private:
   struct Action {
-    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress, Act, Join, Priority } kind;
+    enum Kind : uint8_t { Submit, Heartbeat, Finish, Fail, Kill, Progress, Act, Join, Priority, EndJob, Finalize } kind;
     double time;
     int64_t target;  // job, node or attempt id
     double value = 0;
@@ -147,6 +157,7 @@ class Harness {
   std::vector<Action> log_;
   double now_ = 0;
   bool dirty_ = true;
+  bool hold_ = false;  // hold_jobs
   std::map<std::string, int32_t> pool_ids_, user_ids_;
   // the current engine and what it was built from
   std::unique_ptr<Cluster> cluster_;

@@ -135,6 +135,7 @@ struct JobState {
   double ready = std::numeric_limits<double>::quiet_NaN();  // when it was submitted to the scheduler
   int32_t slowstart_maps = 0;    // completed maps its reduces wait for (slowstart; all maps at most)
   bool reduces_counted = false;  // its remaining reduces are in Sim::remaining_ready_reduces()
+  uint8_t ended = 0;  // driven mode: kKilled or kFailed once the caller ended it (Sim::end_job); finish is then set
 };
 
 class Sim;
@@ -228,6 +229,16 @@ class Sim {
   void set_progress(int64_t attempt, double progress);
   // The completed maps `job`'s reduces wait for (instead of the slowstart option's share).
   void set_slowstart_maps(int32_t job, int32_t maps);
+  // Ends an unfinished job now without success, status kKilled or kFailed (Hadoop's
+  // JobInProgress.kill/fail: JobTracker.killJob, or finalizeJob(job, KILLED/FAILED) of its tests):
+  // its pending tasks are dropped, the scheduler hears of it (on_job_finished), and its running
+  // attempts are killed, or with `keep_attempts` go on holding their slots (a tracker that has not
+  // reported them yet) until the caller ends them, which then frees their slots and nothing else.
+  void end_job(int32_t job, uint8_t status, bool keep_attempts);
+  // hold_jobs(true): a job whose tasks have all succeeded stays unfinished (Hadoop's fake job stays
+  // RUNNING, and the schedulers count it) until finalize_job(job) finishes it.
+  void hold_jobs(bool hold) { hold_jobs_ = hold; }
+  void finalize_job(int32_t job);
   SimResult collect();
 
   // ---- stepping (reinforcement-learning environments: schedlab.gym) ----
@@ -424,6 +435,7 @@ class Sim {
   void detect(int32_t node);
   void restart(int32_t node);
   void end_attempt(int64_t a, uint8_t status, double at_time);  // kill or fail: release, re-queue the task if orphaned
+  void job_done(int32_t job);  // its tasks have all succeeded: it finishes now
   void requeue(int32_t task);
   bool map_output_needed(int32_t job) const;
   void stall_copies(int32_t job);
@@ -544,6 +556,7 @@ class Sim {
       if (!log.flag[size_t(job)]) { log.flag[size_t(job)] = 1; log.jobs.push_back(job); }
   }
   int64_t unfinished_jobs_ = 0;
+  bool hold_jobs_ = false;  // driven mode: jobs finish only by finalize_job
   // job dependencies: children of each job (CSR), unfinished parents, and whether it has arrived
   std::vector<int64_t> child_begin_;
   std::vector<int32_t> child_job_;

@@ -303,6 +303,7 @@ void Harness::ensure() {
   auto spec = make_speculator(opt.speculation, opt.speculation_params);
   auto sim = std::make_unique<Sim>(*cluster, *wl, *sched, opt, 0);
   sim->set_speculator(spec.get());
+  sim->hold_jobs(hold_);
   sim->start();
   // a tracker's slots count (in the cluster's totals too) from the time it was added: every node
   // starts empty and joins by its Join action
@@ -376,6 +377,8 @@ void Harness::apply(const Action& a, bool) {
     case Action::Fail: sim_->fail(a.target); break;
     case Action::Kill: sim_->kill(a.target); break;
     case Action::Progress: sim_->set_progress(a.target, a.value); break;
+    case Action::EndJob: sim_->end_job(int32_t(a.target), uint8_t(int(a.value) % 10), int(a.value) >= 10); break;
+    case Action::Finalize: sim_->finalize_job(int32_t(a.target)); break;
     case Action::Act: {
       std::string name = act_names_[size_t(a.target)];
       if (name.rfind("set_pool:", 0) == 0) {  // "set_pool:JOB:POOL NAME" -> ids of this engine
@@ -441,6 +444,30 @@ void Harness::set_progress(const std::string& attempt, double progress) {
   const Action act{Action::Progress, now_, a, progress};
   apply(act, true);
   log_.push_back(act);
+}
+
+void Harness::end_job(const std::string& job, const std::string& state, bool keep_attempts) {
+  const int32_t j = job_id(job);
+  if (state != "KILLED" && state != "FAILED") throw std::invalid_argument("end_job: state must be KILLED or FAILED, not '" + state + "'");
+  ensure();
+  const Action act{Action::EndJob, now_, j, double((state == "KILLED" ? kKilled : kFailed) + (keep_attempts ? 10 : 0))};
+  apply(act, true);
+  log_.push_back(act);
+}
+
+void Harness::finalize_job(const std::string& job) {
+  const int32_t j = job_id(job);
+  ensure();
+  const Action act{Action::Finalize, now_, j};
+  apply(act, true);
+  log_.push_back(act);
+}
+
+void Harness::hold_jobs(bool hold) {
+  if (hold == hold_) return;
+  if (!log_.empty()) throw std::invalid_argument("hold_jobs: set it before the first action");
+  hold_ = hold;
+  dirty_ = true;
 }
 
 void Harness::set_pool(const std::string& job, const std::string& pool) {

@@ -774,6 +774,7 @@ void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
   release(a);
   const int32_t task = at.task, job = wl_.task_job[task];
   const int stage = wl_.task_stage[task];
+  if (jobs_[job].ended) return;  // its job was ended by the caller: nothing to re-run
   if (task_state_[task] == kActive && task_running_attempts_[task] == 0) {
     // the task lost its only attempt: it is pending again and is re-run first
     task_state_[task] = kPending;
@@ -996,6 +997,7 @@ void Sim::attempt_end(int64_t a) {
   release(a);
   const int32_t task = at.task, job = at.job, node = at.node;
   const int stage = at.stage;
+  if (jobs_[job].ended) return;  // its job was ended by the caller (driven mode): its slots only
   if (stage == kMap && keep_map_outputs_) node_map_outputs_[node].push_back(a);
   // first attempt to finish wins; the others (if any still run) are killed
   for (int64_t o = task_running_attempts_[task] > 0 ? task_last_attempt_[task] : -1; o >= 0; o = attempts_[o].prev_same_task)
@@ -1025,21 +1027,24 @@ void Sim::attempt_end(int64_t a) {
     }
   }
   const int64_t total = wl_.task_begin[job + 1] - wl_.task_begin[job];
-  if (js.done[0] + js.done[1] == total) {
-    if (wl_.n_reduces(job) > 0) call_scheduler([&] { sched_.on_stage_finished(*this, job, kReduce); });
-    js.finish = now_;
-    active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
-    --unfinished_jobs_;
-    free_job_index(job);
-    call_scheduler([&] { sched_.on_job_finished(*this, job); });
-    if (!child_begin_.empty()) release_children(job);
-  }
+  if (js.done[0] + js.done[1] == total && !hold_jobs_) job_done(job);
   if (opt_.out_of_band_heartbeat && unfinished_jobs_ > 0 && !nodes_[node].down) {
     ++oob_heartbeats_;
     if (spec_) spec_->before_heartbeat(*this, node);
     call_scheduler([&] { sched_.on_heartbeat(*this, node); });
     if (spec_) spec_->on_heartbeat(*this, node);
   }
+}
+
+void Sim::job_done(int32_t job) {
+  JobState& js = jobs_[job];
+  if (wl_.n_reduces(job) > 0) call_scheduler([&] { sched_.on_stage_finished(*this, job, kReduce); });
+  js.finish = now_;
+  active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
+  --unfinished_jobs_;
+  free_job_index(job);
+  call_scheduler([&] { sched_.on_job_finished(*this, job); });
+  if (!child_begin_.empty()) release_children(job);
 }
 
 void Sim::set_slots(int32_t node, int32_t map_slots, int32_t reduce_slots) {
@@ -1317,6 +1322,65 @@ void Sim::fail(int64_t a) {
   if (attempts_[a].status != kRunning) throw std::invalid_argument("fail: attempt " + std::to_string(a) + " is not running");
   end_attempt(a, kFailed, now_);
   ++failed_attempts_;
+}
+
+namespace {
+void check_job(int32_t job, size_t n, const char* what) {
+  if (job < 0 || size_t(job) >= n) throw std::invalid_argument(std::string(what) + ": no job " + std::to_string(job));
+}
+}  // namespace
+
+void Sim::end_job(int32_t job, uint8_t status, bool keep_attempts) {
+  require_driven(opt_, started_, "end_job");
+  check_job(job, jobs_.size(), "end_job");
+  if (status != kKilled && status != kFailed) throw std::invalid_argument("end_job: the status must be killed or failed");
+  JobState& js = jobs_[job];
+  if (!js.submitted || !std::isnan(js.finish))
+    throw std::invalid_argument("end_job: job " + std::to_string(job) + " is not running (never submitted, or finished)");
+  job_changed(job);
+  if (js.reduces_counted) {
+    remaining_ready_reduces_ -= wl_.n_reduces(job) - js.done[kReduce];
+    js.reduces_counted = false;
+  }
+  for (int64_t t = wl_.task_begin[job]; t < wl_.task_begin[job + 1]; ++t) {
+    if (task_state_[t] == kDone) continue;
+    const int stage = wl_.task_stage[t];
+    remaining_[stage]--;
+    if (task_state_[t] == kPending) {
+      js.pending[stage]--;
+      total_pending_[stage]--;
+    } else {
+      js.running[stage]--;
+      total_running_[stage]--;
+    }
+    task_state_[t] = kDone;  // (no longer to run: the finders skip it)
+    if (keep_attempts) continue;
+    for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
+      Attempt& at = attempts_[a];
+      if (at.status != kRunning) continue;
+      accrue(a);
+      at.status = kKilled;
+      at.finish = nodes_[at.node].down ? std::min(now_, down_since_[at.node]) : now_;
+      release(a);
+    }
+  }
+  js.ended = status;
+  js.finish = now_;
+  active_jobs_.erase(std::find(active_jobs_.begin(), active_jobs_.end(), job));
+  --unfinished_jobs_;
+  free_job_index(job);
+  call_scheduler([&] { sched_.on_job_finished(*this, job); });
+}
+
+void Sim::finalize_job(int32_t job) {
+  require_driven(opt_, started_, "finalize_job");
+  check_job(job, jobs_.size(), "finalize_job");
+  const JobState& js = jobs_[job];
+  if (!js.submitted || !std::isnan(js.finish))
+    throw std::invalid_argument("finalize_job: job " + std::to_string(job) + " is not running (never submitted, or finished)");
+  if (js.done[0] + js.done[1] != wl_.task_begin[job + 1] - wl_.task_begin[job])
+    throw std::invalid_argument("finalize_job: job " + std::to_string(job) + " has tasks not yet succeeded (end it with end_job)");
+  job_done(job);
 }
 
 void Sim::set_progress(int64_t a, double p) {

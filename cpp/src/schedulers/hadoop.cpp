@@ -897,8 +897,11 @@ class FairScheduler : public Scheduler {
 //   user;
 // - maps until the tracker is full or nothing fits (at most maximum-tasks-per-heartbeat tasks),
 //   then at most one reduce.
-// Not modelled: job initialization (the JobInitializationPoller's limits: jobs are initialized
-// at submission) and the off-switch rules (a map is taken at its best locality, node, rack or any).
+// - job initialization at submission (default), or by Hadoop's JobInitializationPoller within its
+//   limits (job_initialization="poller"); a job ended while waiting leaves the waiting list;
+// - the deprecated mapred.task.limit.maxvmem (task_limit_maxvmem, bytes) as both memory limits.
+// Not modelled: the submission limits that refuse jobs (init-accept-jobs-factor) and the
+// off-switch rules (a map is taken at its best locality, node, rack or any).
 class CapacityScheduler : public Scheduler {
  public:
   explicit CapacityScheduler(const Params& p)
@@ -915,13 +918,18 @@ class CapacityScheduler : public Scheduler {
         priorities_text_(parse_key_values("capacity: supports_priorities", p.text("supports_priorities"))),
         slot_mem_{p.number("map_memory_mb"), p.number("reduce_memory_mb")},
         max_mem_{p.number("max_map_memory_mb"), p.number("max_reduce_memory_mb")},
+        task_limit_maxvmem_(p.number("task_limit_maxvmem")),
         max_per_heartbeat_(p.integer("max_tasks_per_heartbeat")),
         order_text_(parse_key_values("capacity: queue_order", p.text("queue_order"))),
         poller_(p.choice("job_initialization") == "poller"),
         poll_interval_(p.number("init_poll_interval")),
         max_system_jobs_(p.integer("max_system_jobs")),
         max_active_tasks_(p.integer("max_initialized_active_tasks")),
-        max_active_tasks_per_user_(p.integer("max_initialized_active_tasks_per_user")) {}
+        max_active_tasks_per_user_(p.integer("max_initialized_active_tasks_per_user")) {
+    // the deprecated mapred.task.limit.maxvmem (bytes), when given, sets both limits in MB
+    // (CapacityTaskScheduler.initializeMemoryRelatedConf, Hadoop 1.2.1)
+    if (task_limit_maxvmem_ >= 0) max_mem_[0] = max_mem_[1] = std::floor(task_limit_maxvmem_ / (1024.0 * 1024.0));
+  }
 
   void init(Sim& sim) override {
     admission_.init(sim);
@@ -1046,9 +1054,10 @@ class CapacityScheduler : public Scheduler {
     }
   }
   void on_job_finished(Sim& sim, int32_t job) override {
-    auto& v = queues_[size_t(queue_of_[job])].jobs;
-    auto it = std::find(v.begin(), v.end(), job);
-    if (it != v.end()) v.erase(it);
+    for (auto* v : {&queues_[size_t(queue_of_[job])].jobs, &queues_[size_t(queue_of_[job])].waiting}) {
+      auto it = std::find(v->begin(), v->end(), job);  // (waiting: a job killed before it was initialized)
+      if (it != v->end()) v->erase(it);
+    }
     for (int s = 0; s < 2; ++s)  // its reservations go with it (JobInProgress.cancelReservedSlots)
       if (job_reserved_[s][size_t(job)] > 0)
         for (int32_t n = 0; n < sim.n_nodes(); ++n)
@@ -1144,6 +1153,8 @@ class CapacityScheduler : public Scheduler {
       }
     }
     r.scalar["memory_based_scheduling"] = mem_enabled_ ? 1.0 : 0.0;
+    r.scalar["limit_max_map_memory_mb"] = max_mem_[0];
+    r.scalar["limit_max_reduce_memory_mb"] = max_mem_[1];
     r.pool["waiting_jobs"].assign(nq, 0.0);
     r.job["waiting"].assign(n_jobs, 0.0);
     r.job["initialized"].assign(n_jobs, 0.0);
@@ -1355,7 +1366,7 @@ class CapacityScheduler : public Scheduler {
   std::map<std::string, double> ul_factors_;
   bool priorities_;
   std::map<std::string, double> priorities_text_;
-  double slot_mem_[2], max_mem_[2];
+  double slot_mem_[2], max_mem_[2], task_limit_maxvmem_;
   int64_t max_per_heartbeat_;
   std::map<std::string, double> order_text_;
   bool mem_enabled_ = false;
@@ -1460,6 +1471,9 @@ void register_hadoop_schedulers() {
         ParamSpec::number("reduce_memory_mb", -1, -1, 1e12, "memory of a reduce slot in MB (mapred.cluster.reduce.memory.mb)"),
         ParamSpec::number("max_map_memory_mb", -1, -1, 1e12, "largest memory a map may ask, in MB (mapred.cluster.max.map.memory.mb; the JobTracker's refusal of larger jobs is not modelled)"),
         ParamSpec::number("max_reduce_memory_mb", -1, -1, 1e12, "largest memory a reduce may ask, in MB (mapred.cluster.max.reduce.memory.mb)"),
+        ParamSpec::number("task_limit_maxvmem", -1, -1, 1e18, "deprecated: the largest memory of a task in bytes "
+                          "(mapred.task.limit.maxvmem); when set (>= 0), max_map_memory_mb and max_reduce_memory_mb are both "
+                          "this value in whole MB instead; -1: not set"),
         ParamSpec::integer("max_tasks_per_heartbeat", 32767, 1, 1000000000,
                            "maps handed out per heartbeat at most (mapred.capacity-scheduler.maximum-tasks-per-heartbeat)"),
         ParamSpec::text("queue_order", "", "the queues' order before any use as 'queue:position,...' (ties in used/capacity keep the "

@@ -74,10 +74,14 @@ class Harness:
         the fake job of Hadoop's ``TestJobQueueTaskScheduler`` numbers them; ``"per_job"``: a
         counter per job and type, from 1, in the order the tasks are first handed out, as the fake
         job of Hadoop's ``TestCapacityScheduler`` numbers them.
+    hold_jobs:
+        ``False`` (default): a job completes when its last task succeeds; ``True``: it stays running
+        (and the scheduler counts it) until :meth:`finalize_job`, as the fake jobs of Hadoop's tests
+        stay RUNNING until the test finalizes them.
     """
 
     def __init__(self, scheduler: str, params: dict | None = None, options: dict | None = None,
-                 task_ids: str = "index"):
+                 task_ids: str = "index", hold_jobs: bool = False):
         from ..schedulers.base import Scheduler as PythonScheduler
         if isinstance(scheduler, PythonScheduler):
             if params:
@@ -89,6 +93,7 @@ class Harness:
         else:
             raise ValueError(f"Harness: scheduler must be a registered scheduler's name or a schedlab.Scheduler "
                              f"(MapReduce engine) instance, not {type(scheduler).__name__}")
+        self._h.hold_jobs(bool(hold_jobs))
         self._trackers: list[str] = []
 
     # ---- the cluster ----
@@ -194,6 +199,22 @@ class Harness:
     def set_pool(self, job: str, pool: str) -> None:
         """Moves a running job to another pool now (Hadoop's ``PoolManager.setPool``; ``fair``)."""
         self._h.set_pool(job, pool)
+
+    def kill_job(self, job: str, keep_attempts: bool = False) -> None:
+        """Kills a running job now (Hadoop's ``JobTracker.killJob``, ``JobInProgress.kill``): its
+        pending tasks are dropped and the scheduler hears it has ended. Its running attempts are
+        killed; with ``keep_attempts`` they hold their slots on their trackers until
+        :meth:`finish` or :meth:`kill` (the tracker has not reported them yet)."""
+        self._h.end_job(job, "KILLED", bool(keep_attempts))
+
+    def fail_job(self, job: str, keep_attempts: bool = False) -> None:
+        """Fails a running job now (``finalizeJob(job, FAILED)`` of Hadoop's tests), as :meth:`kill_job`."""
+        self._h.end_job(job, "FAILED", bool(keep_attempts))
+
+    def finalize_job(self, job: str) -> None:
+        """With ``hold_jobs``: the job, whose tasks have all succeeded, completes now (Hadoop's
+        ``finalizeJob(job)``)."""
+        self._h.finalize_job(job)
 
     # ---- state ----
     def attempt_status(self, attempt: str) -> str:
