@@ -235,3 +235,23 @@ TEST(Harness, HeldJobCompletesWhenFinalized) {
   EXPECT_TRUE(h.sim().active_jobs().empty());
   EXPECT_THROW(h.finalize_job("job_test_0001"), std::invalid_argument);
 }
+
+// capacity with the job initializer refuses a job past its queue's jobs to accept (maximum-system-jobs
+// x capacity x init-accept-jobs-factor): the harness says so, the job is failed and its number used.
+TEST(Harness, CapacityRefusesJobsPastItsSubmissionLimits) {
+  ParamValues params;
+  params.strings["job_initialization"] = "poller";
+  params.numbers["init_poll_interval"] = INFINITY;
+  params.numbers["max_system_jobs"] = 2;
+  params.numbers["init_accept_jobs_factor"] = 1;
+  Harness h("capacity", params);
+  h.add_tracker("tt1", "rack1", 2, 2);
+  h.submit(job(1, 0));
+  h.submit(job(1, 0));
+  EXPECT_THROW(h.submit(job(1, 0)), std::invalid_argument);
+  EXPECT_EQ(h.job_state("job_test_0003").ended, kFailed);
+  EXPECT_THROW(h.submit(job(1, 0)), std::invalid_argument);  // still two jobs waiting
+  EXPECT_EQ(h.job_state("job_test_0004").ended, kFailed);
+  h.end_job("job_test_0001", "KILLED");
+  EXPECT_EQ(h.submit(job(1, 0)), "job_test_0005");  // room again
+}

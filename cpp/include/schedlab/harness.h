@@ -85,7 +85,8 @@ class Harness {
   // A TaskTracker `name` on host `host` ("" = the name) of rack `rack`.
   void add_tracker(const std::string& name, const std::string& rack, int32_t map_slots, int32_t reduce_slots,
                    const std::string& host = "");
-  // Submits a job now; returns its name (job_test_0001, ...).
+  // Submits a job now; returns its name (job_test_0001, ...). Throws if the scheduler refuses it
+  // (mr::Scheduler::accepts); the name is taken all the same.
   std::string submit(const HarnessJob& job);
   // Changes a job's priority now (Hadoop's JobInProgress.setPriority): before any heartbeat since
   // its submission, as if given at submission; later, the workload's priority column changes and

@@ -135,7 +135,8 @@ struct JobState {
   double ready = std::numeric_limits<double>::quiet_NaN();  // when it was submitted to the scheduler
   int32_t slowstart_maps = 0;    // completed maps its reduces wait for (slowstart; all maps at most)
   bool reduces_counted = false;  // its remaining reduces are in Sim::remaining_ready_reduces()
-  uint8_t ended = 0;  // driven mode: kKilled or kFailed once the caller ended it (Sim::end_job); finish is then set
+  uint8_t ended = 0;  // kKilled or kFailed once ended without success (driven mode: Sim::end_job; or refused
+                      // at submission, Scheduler::accepts); finish is then set
 };
 
 class Sim;
@@ -158,6 +159,10 @@ class Scheduler {
   // How the engine accounts this scheduler's slots; read once, when the simulation is set up.
   virtual SlotModel slot_model() const { return SlotModel::Typed; }
   virtual void init(Sim&) {}
+  // Whether a job is accepted at its submission (Hadoop's CapacitySchedulerQueue.
+  // checkJobSubmissionLimits refuses jobs past its limits); a refused job ends at once, failed
+  // (JobState::ended), without tasks run, and on_job_submitted is not called for it.
+  virtual bool accepts(Sim&, int32_t /*job*/) { return true; }
   virtual void on_job_submitted(Sim&, int32_t /*job*/) {}
   // Hadoop assigns tasks only here: the node reports its free slots and gets work back.
   virtual void on_heartbeat(Sim&, int32_t node) = 0;

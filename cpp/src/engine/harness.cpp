@@ -26,7 +26,8 @@ const std::set<std::string>& pool_keyed() {
                                           "min_reduce_shares", "pool_max_jobs",     "pool_modes",
                                           "capacities",        "min_share_timeouts", "pool_max_maps",
                                           "pool_max_reduces",  "max_capacities",    "min_user_limit_percents",
-                                          "user_limit_factors", "supports_priorities", "queue_order"};
+                                          "user_limit_factors", "supports_priorities", "queue_order",
+                                          "init_accept_jobs_factors"};
   return s;
 }
 const std::set<std::string>& user_keyed() {
@@ -154,7 +155,13 @@ std::string Harness::submit(const HarnessJob& job) {
   jobs_.push_back(j);
   if (job.state == "RUNNING") log_.push_back({Action::Submit, now_, int64_t(jobs_.size()) - 1});
   dirty_ = true;
-  return "job_test_" + pad(int64_t(jobs_.size()), 4);
+  const std::string name = "job_test_" + pad(int64_t(jobs_.size()), 4);
+  if (job.state == "RUNNING") {  // the scheduler may refuse it (its name is taken all the same, as in Hadoop)
+    ensure();
+    if (sim_->job(int32_t(jobs_.size()) - 1).ended)
+      throw std::invalid_argument("submit: the scheduler refused " + name + " (its submission limits)");
+  }
+  return name;
 }
 
 void Harness::set_priority(const std::string& job, const std::string& priority) {

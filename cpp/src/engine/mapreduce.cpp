@@ -1085,6 +1085,14 @@ void Sim::submit(int32_t j) {
   js.submitted = true;
   js.ready = now_;
   if (own_wl_) own_wl_->submit_time[j] = now_;  // what the scheduler sees as the job's submission
+  if (!sched_.accepts(*this, j)) {  // refused: it ends now, failed, none of its tasks counted
+    js.ended = kFailed;
+    js.finish = now_;
+    for (int64_t t = wl_.task_begin[j]; t < wl_.task_begin[j + 1]; ++t) task_state_[t] = kDone;
+    --unfinished_jobs_;
+    if (!child_begin_.empty()) release_children(j);
+    return;
+  }
   js.pending[kMap] = wl_.n_maps[j];
   js.pending[kReduce] = static_cast<int32_t>(wl_.n_reduces(j));
   total_pending_[kMap] += js.pending[kMap];

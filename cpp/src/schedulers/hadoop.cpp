@@ -899,9 +899,9 @@ class FairScheduler : public Scheduler {
 //   then at most one reduce.
 // - job initialization at submission (default), or by Hadoop's JobInitializationPoller within its
 //   limits (job_initialization="poller"); a job ended while waiting leaves the waiting list;
+//   with the initializer, jobs past its submission limits are refused (init-accept-jobs-factor);
 // - the deprecated mapred.task.limit.maxvmem (task_limit_maxvmem, bytes) as both memory limits.
-// Not modelled: the submission limits that refuse jobs (init-accept-jobs-factor) and the
-// off-switch rules (a map is taken at its best locality, node, rack or any).
+// Not modelled: the off-switch rules (a map is taken at its best locality, node, rack or any).
 class CapacityScheduler : public Scheduler {
  public:
   explicit CapacityScheduler(const Params& p)
@@ -914,6 +914,8 @@ class CapacityScheduler : public Scheduler {
         ul_mins_(parse_key_values("capacity: min_user_limit_percents", p.text("min_user_limit_percents"))),
         ul_factor_(p.number("user_limit_factor")),
         ul_factors_(parse_key_values("capacity: user_limit_factors", p.text("user_limit_factors"))),
+        accept_factor_(p.integer("init_accept_jobs_factor")),
+        accept_factors_(parse_key_values("capacity: init_accept_jobs_factors", p.text("init_accept_jobs_factors"))),
         priorities_(p.boolean("supports_priority")),
         priorities_text_(parse_key_values("capacity: supports_priorities", p.text("supports_priorities"))),
         slot_mem_{p.number("map_memory_mb"), p.number("reduce_memory_mb")},
@@ -942,10 +944,11 @@ class CapacityScheduler : public Scheduler {
       nq = std::max(nq, queue_of_[j] + 1);
     }
     if (round_robin_queues_ > 0) nq = int32_t(round_robin_queues_);
-    for (const auto* m : {&capacities_, &max_capacities_, &ul_mins_, &ul_factors_, &priorities_text_, &order_text_})
+    for (const auto* m : {&capacities_, &max_capacities_, &ul_mins_, &ul_factors_, &priorities_text_, &order_text_, &accept_factors_})
       for (const auto& [k, v] : *m) {
         const std::string what = m == &capacities_ ? "capacities" : m == &max_capacities_ ? "max_capacities" : m == &ul_mins_ ? "min_user_limit_percents"
-                                 : m == &ul_factors_ ? "user_limit_factors" : m == &priorities_text_ ? "supports_priorities" : "queue_order";
+                                 : m == &ul_factors_ ? "user_limit_factors" : m == &priorities_text_ ? "supports_priorities"
+                                 : m == &accept_factors_ ? "init_accept_jobs_factors" : "queue_order";
         const int q = parse_id_key("capacity: " + what, k);
         if (m == &capacities_ && round_robin_queues_ > 0 && q >= nq)
           throw std::invalid_argument("capacity: capacities names queue " + k + ", but there are " + std::to_string(nq) + " queues");
@@ -957,6 +960,7 @@ class CapacityScheduler : public Scheduler {
     blank.ul_min = ul_min_;
     blank.ul_factor = ul_factor_;
     blank.priorities = priorities_;
+    blank.accept_factor = accept_factor_;
     queues_.assign(size_t(nq), blank);
     if (!capacities_.empty()) {
       double sum = 0;
@@ -981,6 +985,10 @@ class CapacityScheduler : public Scheduler {
       queues_[size_t(std::stoi(k))].ul_factor = v;
     }
     for (auto& [k, v] : priorities_text_) queues_[size_t(std::stoi(k))].priorities = v != 0;
+    for (auto& [k, v] : accept_factors_) {
+      if (!(v >= 1 && v == std::floor(v))) throw std::invalid_argument("capacity: init-accept-jobs-factor of queue " + k + " must be a whole number >= 1");
+      queues_[size_t(std::stoi(k))].accept_factor = int64_t(v);
+    }
     for (size_t q = 0; q < queues_.size(); ++q) {
       // (CapacitySchedulerConf.getMaxCapacity: a maximum below the capacity is an error)
       if (queues_[q].max_percent >= 0 && queues_[q].max_percent < queues_[q].percent)
@@ -1021,6 +1029,24 @@ class CapacityScheduler : public Scheduler {
         if (mem > 0) slots_per_[s][j] = std::max<int32_t>(1, int32_t(std::ceil(float(mem) / float(slot_mem_[s]))));
       }
     }
+  }
+  // With the job initializer, CapacitySchedulerQueue.checkJobSubmissionLimits: a job with more
+  // tasks than a user may have initialized, or one that would pass the queue's or its user's jobs
+  // to accept (waiting, initialized and running: the jobs to initialize times
+  // init-accept-jobs-factor), is refused at submission.
+  bool accepts(Sim& sim, int32_t job) override {
+    if (!poller_) return true;
+    const auto& wl = sim.workload();
+    const Queue& q = queues_[size_t(queue_of_[job])];
+    if (int64_t(wl.task_begin[size_t(job) + 1] - wl.task_begin[size_t(job)]) > max_active_tasks_per_user_) return false;
+    const int64_t to_init = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0));
+    const int64_t user_to_init = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0 * q.ul_min / 100.0));
+    if (int64_t(q.jobs.size() + q.waiting.size()) >= to_init * q.accept_factor) return false;
+    const int32_t user = wl.user[size_t(job)];
+    int64_t user_jobs = 0;
+    for (const auto* list : {&q.jobs, &q.waiting})
+      for (int32_t k : *list) user_jobs += wl.user[size_t(k)] == user;
+    return user_jobs < user_to_init * q.accept_factor;
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     admission_.on_submitted(sim, job);
@@ -1192,6 +1218,7 @@ class CapacityScheduler : public Scheduler {
     float percent = 0, max_percent = -1;
     double ul_min = 100, ul_factor = INFINITY;
     bool priorities = false;
+    int64_t accept_factor = 10;
     std::vector<int32_t> jobs;  // unfinished, in order (initialized: the running list)
     std::vector<int32_t> waiting;  // with the job initializer: submitted, not yet initialized, in order
     Usage use[2];
@@ -1364,6 +1391,8 @@ class CapacityScheduler : public Scheduler {
   std::map<std::string, double> ul_mins_;
   double ul_factor_;
   std::map<std::string, double> ul_factors_;
+  int64_t accept_factor_;
+  std::map<std::string, double> accept_factors_;
   bool priorities_;
   std::map<std::string, double> priorities_text_;
   double slot_mem_[2], max_mem_[2], task_limit_maxvmem_;
@@ -1488,7 +1517,11 @@ void register_hadoop_schedulers() {
         ParamSpec::integer("max_initialized_active_tasks", 200000, 1, 1000000000,
                            "tasks of a queue's initialized jobs at most (default-maximum-active-tasks-per-queue)"),
         ParamSpec::integer("max_initialized_active_tasks_per_user", 100000, 1, 1000000000,
-                           "tasks of a user's initialized jobs in a queue at most (default-maximum-active-tasks-per-user)")}},
+                           "tasks of a user's initialized jobs in a queue at most (default-maximum-active-tasks-per-user)"),
+        ParamSpec::integer("init_accept_jobs_factor", 10, 1, 1000000000,
+                           "with the job initializer: a queue accepts at most this many times the jobs it may initialize, "
+                           "a user too; a job past these limits is refused at submission (default-init-accept-jobs-factor)"),
+        ParamSpec::text("init_accept_jobs_factors", "", "init-accept-jobs-factor per queue as 'queue:factor,...'")}},
       [](const Params& p) { return std::make_unique<CapacityScheduler>(p); });
 }
 

@@ -138,6 +138,8 @@ class Harness:
         ``slowstart_maps`` is the number of completed maps this job's reduces wait for (Hadoop's
         ``completedMapsForReduceSlowstart``), instead of the ``slowstart`` option's share.
         ``map_memory``/``reduce_memory`` are MB per task (``capacity``'s high-memory jobs).
+        Raises ValueError if the scheduler refuses the job (``capacity``'s submission limits with
+        the job initializer); its name is taken all the same, as Hadoop's job ids are.
         """
         if pool is not None and queue is not None and pool != queue:
             raise ValueError("submit: give pool or queue, not both")

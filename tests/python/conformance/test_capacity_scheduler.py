@@ -541,16 +541,31 @@ def test_testJobInitialization():
     assert c.h.job_state(u4j1)["initialized"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason=LIMITED + "job submission limits per queue and user (init-accept-jobs-factor) "
-                   "refuse jobs at submission")
 def test_testJobSubmissionLimits():
-    """TestCapacityScheduler.testJobSubmissionLimits"""
-    c = CapacityCluster(trackers=2, maps=1, reduces=1, queues=(("default", 50.0, True, 50), ("q2", 50.0, True, 25)))
-    for u in ("u1", "u2", "u3"):
-        for _ in range(2):
-            c.submit(1, 1, user=u, state="PREP")
-    with pytest.raises(ValueError):
-        c.submit(1, 1, user="u4", state="PREP")
+    """TestCapacityScheduler.testJobSubmissionLimits: with maximum-system-jobs 12, a queue of 50 %
+    and init-accept-jobs-factor 1 accepts 6 jobs, a user (minimum user limit 50 %) 3; a job past
+    either limit is refused at submission (its job number is used all the same)."""
+    c = CapacityCluster(trackers=2, maps=1, reduces=1, queues=(("default", 50.0, True, 50), ("q2", 50.0, True, 25)),
+                        job_initialization="poller", init_poll_interval=float("inf"), max_system_jobs=12,
+                        max_initialized_active_tasks_per_user=4, init_accept_jobs_factors="default:1")
+
+    def initialized():
+        return {j for j, v in enumerate(c.h.scheduler_state()["job"]["initialized"], start=1) if v}
+
+    jobs = {u: [c.submit(1, 1, user=u) for _ in range(2)] for u in ("u1", "u2", "u3")}
+    assert c.h.pool_state("default")["waiting_jobs"] == 6
+    c.h.act("initialize")
+    assert initialized() == {1, 2, 3, 4, 5, 6}
+    with pytest.raises(ValueError, match="refused"):
+        c.submit(1, 1, user="u4")  # the queue's 6 jobs
+    c.h.fail_job(jobs["u2"][0])
+    c.h.fail_job(jobs["u3"][0])
+    u1j3 = c.submit(1, 1, user="u1")
+    assert u1j3 == "job_test_0008"
+    c.h.act("initialize")
+    assert initialized() == {1, 2, 4, 6}
+    with pytest.raises(ValueError, match="refused"):
+        c.submit(1, 1, user="u1")  # the user's 3 jobs
 
 
 def test_testHighPriorityJobInitialization():
