@@ -95,6 +95,7 @@ class Harness:
                              f"(MapReduce engine) instance, not {type(scheduler).__name__}")
         self._h.hold_jobs(bool(hold_jobs))
         self._trackers: list[str] = []
+        self._init_fails: set[str] = set()  # jobs whose initialization fails, not yet failed
 
     # ---- the cluster ----
     def add_tracker(self, name: str, rack: str = "default-rack", map_slots: int = 2, reduce_slots: int = 2,
@@ -125,7 +126,7 @@ class Harness:
                user: str = "user", priority: str = "NORMAL", map_hosts: Sequence[Iterable[str]] | None = None,
                weight: float = 1.0, map_memory: float = 0.0, reduce_memory: float = 0.0,
                deadline: float = math.nan, work: float = 1.0, state: str = "RUNNING",
-               slowstart_maps: int | None = None) -> str:
+               slowstart_maps: int | None = None, init_fails: bool = False) -> str:
         """Submits a job now and returns its name (``job_test_0001``, ...).
 
         ``pool`` (Fair Scheduler) or ``queue`` (Capacity Scheduler; the same column) names where it
@@ -140,15 +141,33 @@ class Harness:
         ``map_memory``/``reduce_memory`` are MB per task (``capacity``'s high-memory jobs).
         Raises ValueError if the scheduler refuses the job (``capacity``'s submission limits with
         the job initializer); its name is taken all the same, as Hadoop's job ids are.
+        ``init_fails``: the job's initialization fails (Hadoop's ``JobTracker.initJob`` failing,
+        as ``initTasks`` throwing): once the scheduler's job initializer has initialized it (its
+        report's per-job ``initialized``), the harness fails the job (:meth:`fail_job`) before it
+        can run anything.
         """
         if pool is not None and queue is not None and pool != queue:
             raise ValueError("submit: give pool or queue, not both")
         if priority not in _PRIORITIES:
             raise ValueError(f"submit: priority must be one of {', '.join(_PRIORITIES)}, not {priority!r}")
         hosts = [list(h) for h in map_hosts] if map_hosts is not None else []
-        return self._h.submit(int(maps), int(reduces), hosts, pool or queue or "", user, priority, float(weight),
+        name = self._h.submit(int(maps), int(reduces), hosts, pool or queue or "", user, priority, float(weight),
                               float(map_memory), float(reduce_memory), float(deadline), float(work), state,
                               -1 if slowstart_maps is None else int(slowstart_maps))
+        if init_fails:
+            self._init_fails.add(name)
+        return name
+
+    def _fail_initializations(self) -> None:
+        """Fails the jobs whose initialization fails, once the job initializer has initialized them."""
+        if not self._init_fails:
+            return
+        initialized = self._h.report()["job"].get("initialized", [])
+        for name in sorted(self._init_fails):
+            j = self._h.job_id(name)
+            if j < len(initialized) and initialized[j]:
+                self._init_fails.discard(name)
+                self._h.end_job(name, "FAILED", False)
 
     def set_priority(self, job: str, priority: str) -> None:
         """Changes a job's priority now (Hadoop's ``JobInProgress.setPriority``): before its first
@@ -167,9 +186,11 @@ class Harness:
         if not seconds >= 0:
             raise ValueError(f"the clock cannot move backwards (advance by {seconds} s)")
         self._h.set_time(self._h.now + float(seconds))
+        self._fail_initializations()
 
     def set_time(self, t: float) -> None:
         self._h.set_time(float(t))
+        self._fail_initializations()
 
     # ---- heartbeats and attempts ----
     def heartbeat(self, tracker: str) -> list[Assignment]:
@@ -197,6 +218,7 @@ class Harness:
         (``fair``: ``"update"`` recomputes shares and starvation times, ``"preempt"`` runs the
         preemption check whatever the time since the last one)."""
         self._h.act(action)
+        self._fail_initializations()
 
     def set_pool(self, job: str, pool: str) -> None:
         """Moves a running job to another pool now (Hadoop's ``PoolManager.setPool``; ``fair``)."""

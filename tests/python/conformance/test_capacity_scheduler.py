@@ -646,13 +646,20 @@ def test_testStartWithoutDefaultQueueConfigured():
     c.check("tt1", att(1, "m", 1, "tt1"), att(1, "r", 1, "tt1"))
 
 
-@pytest.mark.xfail(strict=True, reason=LIMITED + "a job whose initialization fails is never run; the harness has no "
-                   "failing initialization")
 def test_testFailedJobInitalizations():
-    """TestCapacityScheduler.testFailedJobInitalizations"""
-    c = CapacityCluster(queues=(("default", 100.0, True, 100),))
-    c.submit(1, 1, user="u1", state="PREP")
+    """TestCapacityScheduler.testFailedJobInitalizations: a job whose initialization fails
+    (``init_fails``: its initTasks throws) leaves the waiting list when the initializer takes it
+    and never reaches the running list."""
+    c = CapacityCluster(queues=(("default", 100.0, True, 100),), job_initialization="poller",
+                        init_poll_interval=float("inf"))
+    job = c.submit(1, 1, user="u1", init_fails=True)
+    assert c.h.pool_state("default")["waiting_jobs"] == 1
+    assert c.h.job_state(job)["waiting"] == 1
     c.h.act("initialize")
+    q = c.h.pool_state("default")
+    assert (q["waiting_jobs"], q["jobs"]) == (0, 0)
+    assert c.h.job_state(job)["ended"] == "FAILED"
+    c.check("tt1")
 
 
 @pytest.mark.xfail(strict=True, reason="the fake job's speculation (one speculative copy of a map and a reduce as soon as "
