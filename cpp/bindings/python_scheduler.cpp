@@ -1,7 +1,8 @@
 // Schedulers written in Python for the MapReduce engine.
 //
 //   * PythonScheduler — a trampoline: an mr::Scheduler whose callbacks (init, on_job_submitted,
-//     on_heartbeat, on_attempt_finished, on_stage_finished, on_job_finished, on_timer, finish)
+//     on_heartbeat, on_attempt_finished, on_stage_finished, on_job_finished, on_timer, on_node_lost,
+//     on_node_restarted, finish)
 //     forward to the methods of a Python object (schedlab.Scheduler). Callbacks the Python
 //     class does not override are never called, so they cost nothing.
 //   * MRSim — what Python sees of the running mr::Sim: the same narrow operations the C++
@@ -104,6 +105,8 @@ class PythonScheduler final : public mr::Scheduler {
     stage_finished_ = get("on_stage_finished");
     job_finished_ = get("on_job_finished");
     timer_ = get("on_timer");
+    node_lost_ = get("on_node_lost");
+    node_restarted_ = get("on_node_restarted");
     finish_ = get("finish");
     if (!heartbeat_) throw py::value_error("a Python scheduler must define on_heartbeat(sim, node)");
   }
@@ -122,6 +125,8 @@ class PythonScheduler final : public mr::Scheduler {
   void on_stage_finished(mr::Sim&, int32_t job, int stage) override { call(stage_finished_, job, stage); }
   void on_job_finished(mr::Sim&, int32_t job) override { call(job_finished_, job); }
   void on_timer(mr::Sim&, uint64_t tag) override { call(timer_, tag); }
+  void on_node_lost(mr::Sim&, int32_t node) override { call(node_lost_, node); }
+  void on_node_restarted(mr::Sim&, int32_t node) override { call(node_restarted_, node); }
   // finish(sim) may return a dict of extra counters {name: number}.
   void finish(mr::Sim&, SimResult& r) override {
     if (!finish_) return;
@@ -143,7 +148,8 @@ class PythonScheduler final : public mr::Scheduler {
   py::object sim_obj_;
   SimView* view_;
   mr::SlotModel model_;
-  py::object init_, submitted_, heartbeat_, attempt_finished_, stage_finished_, job_finished_, timer_, finish_;
+  py::object init_, submitted_, heartbeat_, attempt_finished_, stage_finished_, job_finished_, timer_, node_lost_,
+      node_restarted_, finish_;
 };
 
 py::tuple job_tuple(const mr::JobState& js, int32_t field) {

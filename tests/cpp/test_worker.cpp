@@ -281,3 +281,41 @@ TEST(Worker, DiceRegisteredAndValidated) {
   p.numbers["max_short_partition"] = 0.01;  // below the 2 % short partition
   EXPECT_THROW(run_named(c, w, "dice", p), std::invalid_argument);
 }
+
+// An idle span (nothing running, queued or in flight until the next arrival) costs no events:
+// the windows that close in it are closed without the event queue, with the rows their events
+// would have written (times by repeated addition of the window, utilization 0, no short task).
+// Dice's window controller is called for each of them as before.
+TEST(Worker, IdleSpanWindowsCostNoEvents) {
+  Cluster c = Cluster::uniform(4, 1, 1, 0);
+  const double later = 2147483648.0;  // 2^31 s
+  Workload w = make_workload({{0.0, {10.7}}, {later, {5.2}}});
+  for (const char* sched : {"sparrow", "hawk", "eagle", "dice"}) {
+    SCOPED_TRACE(sched);
+    ParamValues o;
+    o.numbers["window"] = 3600;
+    SimResult r = run_named(c, w, sched, {}, o);
+    EXPECT_LT(r.events, 100u);
+    EXPECT_DOUBLE_EQ(r.job_finish[0], 10.0015);
+    EXPECT_DOUBLE_EQ(r.job_finish[1], later + 0.0015 + 5.0);
+    const TimeSeries& ts = r.series.at("windows");
+    const auto& time = ts.columns[0];
+    std::vector<double> expect;
+    for (double t = 3600; expect.size() < time.size(); t += 3600) expect.push_back(t);
+    ASSERT_EQ(time, expect);
+    EXPECT_LT(time.back(), later);  // the run ends with the second job, inside its window
+    EXPECT_GT(time.back() + 3600, later);
+    // the first window holds the first job; the next ones up to the arrival are idle and were
+    // closed without events (the counter says how many)
+    size_t idle = 0;
+    while (1 + idle < time.size() && time[1 + idle] < later) ++idle;
+    EXPECT_EQ(idle, size_t(later / 3600) - 1);
+    EXPECT_EQ(r.counters["idle_windows"], double(idle));
+    for (size_t i = 1; i <= idle; ++i) {
+      ASSERT_EQ(ts.columns[2][i], 0.0);  // short tasks started
+      ASSERT_EQ(ts.columns[3][i], 0.0);  // utilization
+    }
+    EXPECT_GT(ts.columns[3][0], 0.0);
+    if (std::string(sched) == "dice") EXPECT_EQ(r.series.at("dice").columns[0], time);
+  }
+}

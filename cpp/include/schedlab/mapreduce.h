@@ -568,6 +568,7 @@ class Sim {
   std::vector<int32_t> parents_left_;
   std::vector<uint8_t> arrived_;
   int64_t n_parked_ = 0;
+  double idle_samples_ = 0;  // samples written in idle spans, without events
   int64_t sched_ns_ = 0;
   uint64_t sched_calls_ = 0;
   std::map<std::string, double> counters_;

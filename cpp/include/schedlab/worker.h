@@ -234,6 +234,9 @@ class Sim {
   SimResult finish_result(SimResult r, bool last);
   void set_busy(int32_t w, bool busy);
   void close_window();
+  // closes the windows of an idle span before the next arrival without events; returns the
+  // time of the next window to queue
+  double idle_windows(double next);
   int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
   void free_probe(int32_t p);
   void append(int32_t w, int32_t p, double acc = 0.0);
@@ -304,6 +307,7 @@ class Sim {
   double busy_int_short_ = 0, busy_int_general_ = 0;
   double win_wait_sum_ = 0;
   int64_t win_wait_n_ = 0;
+  double idle_windows_ = 0;  // windows closed in idle spans, without events
 
   SimResult res_;
   std::map<std::string, double> counters_;

@@ -1176,9 +1176,31 @@ void Sim::sample() {
                                      "pending_maps", "pending_reduces", "active_jobs"});
   int64_t rm = 0, rr = 0;
   for (int32_t i = 0; i < n_nodes(); ++i) { rm += nodes_[i].used[0]; rr += nodes_[i].used[1]; }
-  ts.add_row({now_, double(total_cap_[0]), double(total_cap_[1]), double(rm), double(rr), double(total_pending_[0]),
-              double(total_pending_[1]), double(active_jobs_.size())});
-  events_q_.push(now_ + opt_.sample_interval, kSample);
+  const std::initializer_list<double> row = {now_, double(total_cap_[0]), double(total_cap_[1]), double(rm), double(rr),
+                                             double(total_pending_[0]), double(total_pending_[1]),
+                                             double(active_jobs_.size())};
+  ts.add_row(row);
+  double next = now_ + opt_.sample_interval;
+  // An idle span: the queue holds nothing but the next arrival (every node parked, no attempt,
+  // timer or fault pending), so nothing changes until it. The samples that fall before it are
+  // written here, each the row its event would have written (the same values, at the same time
+  // computed the same way), without going through the queue; one at the arrival's time fires
+  // after it (pushed earlier, as before).
+  if (!opt_.driven && next_job_ < wl_.n_jobs() && events_q_.size() == 1) {
+    const double arrival = wl_.submit_time[next_job_];
+    const double now = now_;
+    uint64_t written = 0;
+    while (next < arrival && next <= opt_.time_limit) {
+      now_ = next;
+      ts.columns[0].push_back(now_);
+      for (size_t c = 1; c < ts.columns.size(); ++c) ts.columns[c].push_back(row.begin()[c]);
+      next = now_ + opt_.sample_interval;
+      poll_interrupt(events_ + ++written, now_);
+    }
+    idle_samples_ += double(written);
+    now_ = now;
+  }
+  events_q_.push(next, kSample);
 }
 
 void Sim::start() {
@@ -1450,6 +1472,7 @@ SimResult Sim::collect() {
   r.att_extra["speed_at_start"] = std::move(attempt_speed_at_start_);
   for (const auto& [name, value] : counters_) r.counters[name] = value;
   r.counters["heartbeats"] = double(heartbeats_);
+  if (idle_samples_ > 0) r.counters["idle_samples"] = idle_samples_;
   r.counters["out_of_band_heartbeats"] = double(oob_heartbeats_);
   r.counters["heartbeat_interval"] = hb_interval_;
   r.counters["slot_model"] = double(static_cast<int>(slot_model_));  // 0 typed, 1 pooled, 2 containers

@@ -587,6 +587,29 @@ void Sim::close_window() {
   busy_int_short_ = busy_int_general_ = 0;
 }
 
+double Sim::idle_windows(double next) {
+  // The cluster is idle until the next arrival when the queue holds nothing but that arrival
+  // (every busy slot, queued probe, probe in flight, suspension or timer has an event pending)
+  // and no slot is busy. The windows that close before the arrival then see nothing happen:
+  // they are closed here in a loop, each exactly as its event would have closed it (the same
+  // row, the same scheduler call, at the same time computed the same way), without going
+  // through the queue; a window at the arrival's time fires after it (rank), as before. The
+  // loop stops as soon as a window's scheduler call queues something or pauses, and at the
+  // time limit.
+  if (next_job_ >= wl_.n_jobs() || q_.size() != 1) return next;
+  const double arrival = submit_[next_job_];
+  uint64_t closed = 0;
+  while (next < arrival && next <= opt_.time_limit && q_.size() == 1 && busy_short_ + busy_general_ == 0 &&
+         !(pause_ && stepping_)) {
+    now_ = next;
+    close_window();
+    next = now_ + opt_.window;
+    poll_interrupt(events_ + ++closed, now_);
+  }
+  idle_windows_ += double(closed);
+  return next;
+}
+
 void Sim::start() {
   if (started_) throw std::logic_error("worker engine: simulation already started");
   started_ = true;
@@ -647,7 +670,7 @@ bool Sim::loop() {
       case kTimer: sched_.on_timer(*this, e.a, e.b); break;
       case kWindow:
         close_window();
-        q_.push_ordered(now_ + opt_.window, kRankTimer, kWindow);
+        q_.push_ordered(idle_windows(now_ + opt_.window), kRankTimer, kWindow);
         break;
       case kSuspendDone: {
         const int32_t w = static_cast<int32_t>(e.a);
@@ -702,6 +725,7 @@ SimResult Sim::finish_result(SimResult r, bool last) {
   }
   for (auto& [k, v] : r.att_extra) v.resize(na, kNaN);
   r.counters = counters_;
+  if (idle_windows_ > 0) r.counters["idle_windows"] = idle_windows_;
   r.counters["noop_replies"] = double(noops_);
   r.counters["launches"] = double(launches_);
   r.counters["clones"] = double(clones_);

@@ -14,6 +14,9 @@ _NODE_COLUMNS = ("rack", "speed", "map_slots", "reduce_slots", "slots", "vcores"
 
 def _per_node(name, value, n, dtype):
     try:
+        if np.dtype(dtype) == np.int32 and isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.size \
+                and (value.max() > 2**31 - 1 or value.min() < -2**31):
+            raise OverflowError  # (a NumPy cast would wrap around)
         arr = np.asarray(value, dtype=dtype)
     except (OverflowError, TypeError, ValueError):
         kind = "whole numbers in [-2^31, 2^31 - 1]" if np.dtype(dtype).kind == "i" else "numbers"
@@ -64,7 +67,7 @@ class Cluster:
             "speed": _per_node("speeds", speeds, n, np.float64),
             "map_slots": ms,
             "reduce_slots": rs,
-            "slots": _per_node("slots", ms + rs if slots is None else slots, n, np.int32),
+            "slots": _per_node("slots", ms.astype(np.int64) + rs if slots is None else slots, n, np.int32),
             "vcores": _per_node("vcores", (ms + rs) if vcores is None else vcores, n, np.float64),
             "memory": _per_node("memory", 2048.0 * (ms + rs) if memory is None else memory, n, np.float64),
             "node_type": _per_node("node_types", node_types, n, np.int32),
@@ -72,6 +75,12 @@ class Cluster:
         for name in ("map_slots", "reduce_slots", "slots"):
             if (cols[name] < 0).any():
                 raise ValueError(f"Cluster: '{name}' must not be negative")
+            # the engines count a cluster's slots (and the worker engine its workers, one per
+            # slot) in 32-bit integers
+            total = int(cols[name].sum(dtype=np.int64))
+            if total > 2**31 - 1:
+                raise ValueError(f"Cluster: '{name}' adds up to {total} over the {n} nodes, more than the engines "
+                                 f"can count (2^31 - 1); give fewer {name.replace('_', ' ')} per node")
         if not (np.isfinite(cols["speed"]).all() and (cols["speed"] > 0).all()):
             raise ValueError("Cluster: 'speeds' must be positive numbers")
         self._cols = cols

@@ -114,6 +114,9 @@ RUN_BYTES_PER_NODE = 256
 #: bytes per task during a run and in its results (attempt record and side columns, task state,
 #: the result's NumPy columns and its tasks DataFrame)
 RUN_BYTES_PER_TASK = 320
+#: bytes per worker of the worker engine, one per slot (its state, suspension record, probe queue,
+#: node and slot ids and the probe records it owns), whatever the workload
+RUN_BYTES_PER_WORKER = 256
 #: bytes per probe of the worker engine (probe record and its queue entry)
 RUN_BYTES_PER_PROBE = 48
 #: bytes per sample of a time series (a row of a few float64 columns; per user for the share engine)
@@ -132,7 +135,7 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     """Estimates a simulation's memory (bytes) and events before it runs, from the cluster, the
     workload and the options: ``{"memory", "events", "span", "heartbeats", "samples",
     "probes"}``. The simulated span is taken as the last submission plus the work left if the
-    cluster were kept busy, plus the longest task (capped by ``time_limit``); periodic events
+    cluster were kept busy, plus the longest task and shuffle copy (capped by ``time_limit``); periodic events
     (heartbeats, samples, windows) are counted over that span. It is an estimate of the usual
     case, meant to catch runs that are out of reach by orders of magnitude."""
     import numpy as np
@@ -154,6 +157,13 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     with np.errstate(over="ignore", invalid="ignore"):
         total = float(work.sum()) / speed
         span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed
+    if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
+        # a reduce copies its input at network_bandwidth before it computes: the longest copy
+        stage = np.asarray(t["stage"])
+        inputs = np.asarray(t["input_bytes"], dtype=np.float64)[stage == 1]
+        if len(inputs):
+            with np.errstate(over="ignore", invalid="ignore"):
+                span += float(inputs.max()) / _number(options, "network_bandwidth", 1.25e8)
     time_limit = _number(options, "time_limit", float("inf"))
     if time_limit > 0:
         span = min(span, time_limit)
@@ -169,6 +179,7 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
         if si > 0:
             samples = span / si
     elif engine == "worker":
+        memory += slots * RUN_BYTES_PER_WORKER
         window = _number(options, "window", 60)
         if window > 0:
             samples = span / window
@@ -186,14 +197,15 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     events += heartbeats + samples
     memory += samples * RUN_BYTES_PER_SAMPLE
     return {"memory": memory, "events": events, "span": span, "heartbeats": heartbeats, "samples": samples,
-            "probes": probes}
+            "probes": probes, "slots": slots}
 
 
 def check_run(cluster, workload, engine: str, options: dict, params: dict, *, max_memory=None, max_events=None):
     """Refuses (:class:`ResourceError`) a simulation whose estimated memory or events exceed the
     limits; returns the estimate otherwise."""
     e = estimate(cluster, workload, engine, options, params)
-    what = (f"this simulation ({engine} engine, {cluster.n_nodes} nodes, {workload.n_tasks} tasks, "
+    slots = f", {e['slots']:.4g} workers (slots)" if engine == "worker" else ""
+    what = (f"this simulation ({engine} engine, {cluster.n_nodes} nodes{slots}, {workload.n_tasks} tasks, "
             f"simulated span about {e['span']:.3g} s")
     parts = [f"{e['heartbeats']:.3g} heartbeats"] if e["heartbeats"] else []
     parts += [f"{e['samples']:.3g} samples"] if e["samples"] else []

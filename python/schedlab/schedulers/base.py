@@ -167,7 +167,7 @@ class Scheduler(Policy):
     slot_model: str = "typed"
     engine = "mapreduce"
     _callbacks = ("init", "on_job_submitted", "on_heartbeat", "on_attempt_finished", "on_stage_finished",
-                  "on_job_finished", "on_timer", "finish")
+                  "on_job_finished", "on_timer", "on_node_lost", "on_node_restarted", "finish")
     _required = ("on_heartbeat",)
 
     # ------------------------------------------------------------------ callbacks
@@ -192,6 +192,14 @@ class Scheduler(Policy):
 
     def on_timer(self, sim, tag: int):
         """A timer set with ``sim.set_timer(at, tag)`` fired."""
+
+    def on_node_lost(self, sim, node: int):
+        """The master noticed that ``node`` crashed (a fault, ``detection_delay`` after it): its
+        running attempts have failed and its map outputs still needed are lost, so those tasks are
+        pending again (on_attempt_finished is not called for them)."""
+
+    def on_node_restarted(self, sim, node: int):
+        """``node`` rejoined the cluster after a crash, empty; its heartbeats resume."""
 
     def finish(self, sim):
         """Called after the last event; may return a dict of extra result counters."""

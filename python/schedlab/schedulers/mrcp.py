@@ -25,8 +25,10 @@ durations e_{t,r} = ceil(estimate / speed_r + shuffle) in those units. The horiz
 H = max(t_now, latest fixed end) + sum over unstarted tasks of their longest duration, which is
 always feasible (§2.4 [I]).
 
-Control loop (§1.4): a solve happens at the first heartbeat after one or more jobs arrived; the
-plan is kept as per-node lists of maps and of reduces sorted by planned start (ties by job
+Control loop (§1.4): a solve happens at the first heartbeat after one or more jobs arrived, and
+after the master noticed a node crash or a crashed node rejoined (faults, ``sl.faults``): the
+crash's failed attempts and lost map outputs are pending again and are planned anew, on the nodes
+not known to be down [I]. The plan is kept as per-node lists of maps and of reduces sorted by planned start (ties by job
 deadline, then task id, §6.10 [I]). Each free slot of a heartbeating node takes the first task of
 its own list that is still pending (skipping dispatched ones, §2.6 a-b); dispatch does not wait
 for a_t (work-conserving, §2.6 d) and nodes never take other nodes' tasks. A reduce is dispatched
@@ -56,6 +58,9 @@ from .base import DONE, MAP, PENDING, REDUCE, RUNNING, Scheduler
 from ..core.catalogue import register
 
 OBJECTIVES = ("product", "lexicographic", "late_count")
+#: the largest plan horizon (in model time units, times the jobs + 2) CP-SAT's 64-bit integer
+#: model can hold with room for the objective's products
+MAX_MODEL_RANGE = 2**61
 _STATUS_CODES = {"OPTIMAL": 0, "FEASIBLE": 1, "GREEDY": 2, "EMPTY": 3}
 
 
@@ -120,6 +125,15 @@ class Plan:
 def horizon(inst: Instance) -> int:
     base = max([inst.now] + [t.fixed_end for t in inst.tasks if t.fixed])
     return base + sum(max(d for d in t.durations if d is not None) for t in inst.tasks if not t.fixed)
+
+
+def check_range(H: int, now: int, n_jobs: int):
+    """Refuses a model whose horizon does not fit CP-SAT's integers (ValueError)."""
+    if H > MAX_MODEL_RANGE or (H - now + 1) * (n_jobs + 2) > MAX_MODEL_RANGE:
+        raise ValueError(f"mrcp: the plan horizon of {float(H):.3g} model time units (time_unit seconds each) for "
+                         f"{n_jobs} jobs is beyond the constraint solver's integer range ({float(MAX_MODEL_RANGE):.3g}); "
+                         "task durations come from the estimates, node speeds and, for reduces, input bytes / "
+                         "network_bandwidth: raise time_unit or network_bandwidth")
 
 
 def _job_completion(inst: Instance, end: dict) -> dict:
@@ -209,6 +223,7 @@ def solve(inst: Instance, objective: str = "product", max_deterministic_time: fl
         return greedy
     now = inst.now
     H = horizon(inst)
+    check_range(H, now, len(inst.deadlines))
     m = cp_model.CpModel()
     n_nodes = len(inst.map_capacity)
     caps = {MAP: inst.map_capacity, REDUCE: inst.reduce_capacity}
@@ -396,18 +411,35 @@ class MRCP(Scheduler):
         self.estimate = tc["estimate"].tolist()
         self.input_bytes = tc["input_bytes"].tolist()
         self.lists = [[[], []] for _ in range(self.n)]  # per node: planned maps, planned reduces
-        self.new_jobs = False
+        self.lost = set()  # nodes the master knows to be down (crashed, not yet rejoined)
+        self.replan = False  # a job arrived, or tasks were put back by a crash: re-solve
+        # the longest run this plan could need (every task once, in turn, after the last arrival)
+        # must fit the solver's integers: refused now rather than at the first solve
+        slowest = min(range(self.n), key=self.speed.__getitem__, default=0)
+        longest = sum(self._duration(t, slowest) for t in range(len(self.stage)))
+        last = math.floor(max(self.submit, default=0.0) / self.unit + 1e-9)
+        check_range(last + longest, last, len(self.submit))
         self.blocked_until = -math.inf
         self.plans = []
         self.solves = 0
 
     def on_job_submitted(self, sim, job):
-        self.new_jobs = True
+        self.replan = True
+
+    def on_node_lost(self, sim, node):
+        # its failed attempts and lost map outputs are pending again: planned anew, elsewhere
+        self.lost.add(node)
+        self.lists[node] = [[], []]
+        self.replan = True
+
+    def on_node_restarted(self, sim, node):
+        self.lost.discard(node)
+        self.replan = True
 
     def on_heartbeat(self, sim, node):
         if sim.now() < self.blocked_until:
             return  # the solver is still running: the heartbeat waits (no assignment)
-        if self.new_jobs and self._solve(sim):
+        if self.replan and self._solve(sim):
             return
         self._dispatch(sim, node)
 
@@ -415,7 +447,7 @@ class MRCP(Scheduler):
         # a charged solve ended: the heartbeats that waited for it are served
         if sim.now() < self.blocked_until:
             return
-        if self.new_jobs and self._solve(sim):
+        if self.replan and self._solve(sim):
             return
         for r in range(self.n):
             self._dispatch(sim, r)
@@ -428,7 +460,10 @@ class MRCP(Scheduler):
         d = self.estimate[task] / self.speed[node]
         if self.stage[task] == REDUCE:
             d += self.input_bytes[task] / self.bandwidth
-        return max(1, math.ceil(d / self.unit - 1e-9))
+        d /= self.unit
+        if not d < 2.0**62:  # (inf included) beyond any model: check_range refuses it
+            return 2**62
+        return max(1, math.ceil(d - 1e-9))
 
     def instance(self, sim) -> Instance:
         """The MRCP instance of the current state (active jobs, unfinished tasks)."""
@@ -444,20 +479,24 @@ class MRCP(Scheduler):
                     continue
                 stage = self.stage[t]
                 caps = self.map_cap if stage == MAP else self.red_cap
-                durs = tuple(self._duration(t, r) if caps[r] > 0 else None for r in range(self.n))
+                durs = tuple(self._duration(t, r) if caps[r] > 0 and r not in self.lost else None
+                             for r in range(self.n))
                 if state == RUNNING:
                     a = sim.attempt(sim.last_attempt(t))
                     s0 = math.floor(a.start / self.unit + 1e-9)
                     d = self._duration(t, a.node)
                     tasks.append(PlanTask(t, j, stage, durs, a.node, s0, max(s0 + d, cur + 1)))
-                else:
+                elif any(d is not None for d in durs):
                     tasks.append(PlanTask(t, j, stage, durs))
-        return Instance(cur, deadlines, tasks, list(self.map_cap), list(self.red_cap), priority)
+                # else every node with a slot of its type is down: planned when one rejoins
+        map_cap = [0 if r in self.lost else c for r, c in enumerate(self.map_cap)]
+        red_cap = [0 if r in self.lost else c for r, c in enumerate(self.red_cap)]
+        return Instance(cur, deadlines, tasks, map_cap, red_cap, priority)
 
     def _solve(self, sim) -> bool:
         """Re-solves and rebuilds the per-node lists. Returns True if dispatch must wait for the
         solver (its time is charged to the simulated clock)."""
-        self.new_jobs = False
+        self.replan = False
         p = self.params
         t0 = time.perf_counter()
         inst = self.instance(sim)

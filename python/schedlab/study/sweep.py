@@ -341,7 +341,7 @@ def _run_dask(todo, want_tasks, client, on_done):
                 shipped[id(obj)] = client.scatter(obj, broadcast=False, hash=False)
     futures = {}
     for r in todo:
-        f = client.submit(execute, r.scheduler, shipped[id(r.cluster)], shipped[id(r.workload)], r.seed, r.options,
+        f = client.submit(_execute_on_worker, r.scheduler, shipped[id(r.cluster)], shipped[id(r.workload)], r.seed, r.options,
                           want_tasks, pure=False, key=f"schedlab-run-{r.index}-{r.key}")
         futures[f.key] = (f, r)
     try:
@@ -349,9 +349,33 @@ def _run_dask(todo, want_tasks, client, on_done):
             on_done(futures[f.key][1], f.result())
     except BaseException:
         client.cancel([f for f, _ in futures.values()])
-        from .. import _core
-        _core.cancel_runs()  # runs on in-process (threaded) Dask workers stop too
+        # cancelling a future does not stop a run a worker has started: every worker process
+        # cancels its runs going (and so does this one, for in-process threaded workers)
+        try:
+            client.run(_cancel_runs)
+        except Exception:  # a cluster already gone has nothing left running
+            pass
+        _cancel_runs()
         raise
+
+
+def _cancel_runs():
+    """Stops the runs going in this process (on a Dask worker: the sweep's runs there)."""
+    from .. import _core
+    _core.cancel_runs()
+
+
+class RunCancelled(RuntimeError):
+    """A run on a Dask worker stopped by an interrupted sweep."""
+
+
+def _execute_on_worker(*args):
+    # a cancelled run raises KeyboardInterrupt; escaping a Dask worker's thread it would leave
+    # the worker unable to run anything else: it ends as an ordinary task error instead
+    try:
+        return execute(*args)
+    except KeyboardInterrupt as e:
+        raise RunCancelled(str(e)) from None
 
 
 def sweep(schedulers, clusters, workloads, seeds=(0,), *, options=None, store=None, jobs: bool = False,

@@ -38,6 +38,25 @@ def test_cli_nodes_two_billion_is_one_error_line(tmp_path, capsys):
     assert len(err) == 1 and "needs about" in err[0] and "limit" in err[0]
 
 
+def test_slots_the_engines_cannot_count_are_refused(tmp_path, capsys):
+    # before: 20 nodes x 1e9 map slots overflowed the engines' 32-bit counts and fifo stalled
+    # with a RuntimeError after a simulated day
+    with pytest.raises(ValueError, match=r"Cluster: 'map_slots' adds up to 20000000000 over the 20 nodes, more than "
+                                         r"the engines can count \(2\^31 - 1\)"):
+        sl.Cluster(20, map_slots=1_000_000_000)
+    with pytest.raises(ValueError, match=r"'slots' must be whole numbers in \[-2\^31, 2\^31 - 1\]"):
+        sl.Cluster(1, map_slots=2**31 - 1, reduce_slots=2)  # map + reduce per node, no int32 wrap
+    from schedlab.cli.main import main
+    trace = tmp_path / "t.tr"
+    trace.write_text("0 2 1 1 1\n")
+    assert main(["run", "--trace", str(trace), "--scheduler", "fifo", "--map-slots", "1000000000"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'map_slots' adds up to" in err[0]
+    # the worker engine keeps a worker per slot: counted in the memory estimate
+    with pytest.raises(ResourceError, match=r"1e\+09 workers \(slots\).*needs about"):
+        sl.simulate(sl.Cluster(1, slots=1_000_000_000), workload(), "sparrow", max_memory=2**30)
+
+
 @pytest.mark.parametrize("cluster,wl,scheduler,options,expected", [
     (MR, workload(), "fifo", {"heartbeat_interval": 5e-324}, r"inf heartbeats\) needs about inf events, more than the 1e\+10 limit"),
     (MR, workload(), "fifo", {"sample_interval": 5e-324}, r"inf samples\) needs about inf TiB of memory"),

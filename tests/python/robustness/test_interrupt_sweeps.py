@@ -1,10 +1,17 @@
 """Ctrl-C stops a sweep on threads (runs already going on the pool's threads, which see no
-signal, are cancelled through schedlab._core.cancel_runs) and a single long worker-engine job;
+signal, are cancelled through schedlab._core.cancel_runs), a sweep on a Dask cluster (the runs
+its worker processes started are cancelled too) and a single long worker-engine job;
 the results store stays readable and holds the runs that finished. Each case runs in a child
 process that sends itself SIGINT; the parent's timeout only guards against a hang."""
+import os
+import pathlib
 import subprocess
 import sys
 import textwrap
+
+import pytest
+
+import schedlab as sl
 
 SWEEP = textwrap.dedent("""
     import os, signal, sys, threading, time
@@ -69,3 +76,61 @@ def test_sigint_stops_one_job_of_300000_tasks_under_eagle():
     done = subprocess.run([sys.executable, "-c", LONG_JOB], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[0] == "interrupted", done.stdout + done.stderr
+
+
+DASK_SWEEP = textwrap.dedent("""
+    import os, signal, sys, threading, time
+    import distributed
+    import pandas as pd
+    import schedlab as sl
+
+    store = sys.argv[1]
+    quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
+                                    pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
+    endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
+                                      pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
+
+    def interrupt_once_the_quick_run_is_stored():
+        for _ in range(1200):
+            if os.path.isdir(store) and sl.store.Store(store).keys():
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)  # the endless run has started on the worker's only thread
+        os.kill(os.getpid(), signal.SIGINT)
+
+    if __name__ == "__main__":
+        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=50)
+        client = distributed.Client(cluster)
+        threading.Thread(target=interrupt_once_the_quick_run_is_stored, daemon=True).start()
+        try:
+            sl.sweep(["fair"], {"nodes": [4]}, {"quick": quick, "endless": endless}, seeds=[0],
+                     options={"max_events": float("inf"), "max_memory": float("inf")}, store=store,
+                     client=client, progress=False)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        else:
+            print("ran to the end", flush=True)
+        st = sl.store.Store(store)
+        print("stored", len(st.keys()), len(st.table()), flush=True)
+        # the worker's only thread is free again: the endless run stopped (before, it ran on)
+        try:
+            print("worker free", client.submit(sum, [1, 2], pure=False).result(timeout=30), flush=True)
+        except Exception as e:
+            print("worker busy", type(e).__name__, flush=True)
+        client.close()
+        cluster.close()
+""")
+
+
+def test_sigint_stops_a_dask_sweep_and_the_runs_on_its_workers(tmp_path):
+    pytest.importorskip("distributed")
+    script = tmp_path / "dask_sweep.py"  # a file: the worker processes re-import the main module
+    script.write_text(DASK_SWEEP)
+    env = dict(os.environ)
+    python_dir = str(pathlib.Path(sl.__file__).resolve().parents[1])  # the workers import this schedlab
+    env["PYTHONPATH"] = python_dir + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "store")], capture_output=True, text=True,
+                          timeout=300, env=env, cwd=tmp_path)
+    lines = done.stdout.split("\n")
+    assert lines[:3] == ["interrupted", "stored 1 1", "worker free 3"], done.stdout + done.stderr

@@ -213,6 +213,59 @@ def test_charged_solver_time_delays_dispatch():
     pd.testing.assert_frame_equal(r.tasks, again.tasks)
 
 
+@pytest.mark.parametrize("restart_after", [float("inf"), 100.0])
+def test_tasks_put_back_by_a_crash_are_planned_again(restart_after):
+    # two nodes, one map slot each; four maps of 50 s and a reduce. The first solve puts two maps
+    # on each node; node 0 crashes at 10 s, during its first map, and the master notices at 15 s.
+    # The failed map and the one still listed for node 0 must be planned again, on node 1 while
+    # node 0 is down (before, they were never planned: the run stalled until stall_limit).
+    cluster = sl.Cluster(nodes=2, map_slots=1, reduce_slots=1)
+    wl = _frames([(0.0, 1000.0)], [(0, 0, 50), (0, 0, 50), (0, 0, 50), (0, 0, 50), (0, 1, 5)])
+    s = sl.schedulers.get("mrcp", keep_plans=True, **FAST)
+    r = sl.simulate(cluster, wl, s, faults=[sl.faults.Crash(node=0, at=10.0, restart_after=restart_after)],
+                    detection_delay=5.0, stall_limit=3600.0)
+    assert r.jobs["finish_time"].notna().all()
+    assert_slot_invariants(r)
+    t = r.tasks
+    failed = t[t["status"] == "failed"]
+    assert len(failed) == 1 and failed["node"].tolist() == [0]
+    ok = t[t["status"] == "succeeded"]
+    # nothing ran on node 0 while it was down; the re-solve at the crash's notice planned no
+    # task there
+    assert not ((ok["node"] == 0) & (ok["start"] < 10.0 + restart_after)).any()
+    solves = r.series["mrcp_solves"]["time"].tolist()
+    assert solves[0] == 0.0 and 15.0 <= solves[1] < 16.0  # node 1's first heartbeat after the notice
+    inst, plan = s.plans[1]
+    assert inst.map_capacity[0] == 0 and set(plan.node.values()) == {1}
+    first_end = ok[ok["node"] == 1]["finish"].min()  # node 1's first map (heartbeat phase 0.5 s)
+    if restart_after == float("inf"):
+        assert (ok["node"] == 1).all()
+        assert r.jobs["finish_time"].iloc[0] == first_end + 3 * 50.0 + 5.0
+    else:  # node 0 rejoins at 110 s: a re-solve plans the last map and the reduce there
+        assert solves[2:] == [110.0]
+        assert ok[ok["node"] == 0]["start"].tolist() == [110.0, 160.0]
+        assert r.jobs["finish_time"].iloc[0] == 165.0
+
+
+def test_a_plan_beyond_the_solvers_integers_is_refused():
+    # at network_bandwidth 1e-9 B/s a reduce of 64 MB copies for ~6.4e16 s. Before, the golden
+    # workload with a crash gave a TypeError from OR-Tools (a horizon of 9.9e18 model units)
+    cluster = sl.Cluster(nodes=6, racks=2, map_slots=2, reduce_slots=1)
+    wl = sl.synthetic.generate(jobs=10, rate=0.05, seed=1, maps=("randint", 1, 12), reduces=("randint", 0, 3))
+    s = sl.schedulers.get("mrcp", **FAST)
+    faults = "slowdown:1:20.0:400.0:3.0;crash:4:60.0:200.0"
+    # the resource guard counts the copies in the simulated span: refused before the run
+    with pytest.raises(sl.core.guard.ResourceError, match="events"):
+        sl.simulate(cluster, wl, s, network_bandwidth=1e-9, faults=faults, detection_delay=30.0)
+    # without the guard, mrcp refuses a plan CP-SAT's integers cannot hold, naming the option
+    with pytest.raises(ValueError, match="network_bandwidth"):
+        sl.simulate(cluster, wl, s, network_bandwidth=1e-9, faults=faults, detection_delay=30.0,
+                    max_events=float("inf"))
+    with pytest.raises(ValueError, match="integer range"):
+        mrcp.check_range(2**62, 0, 1)
+    mrcp.check_range(2**40, 0, 1000)
+
+
 @pytest.fixture(scope="module")
 def small_run():
     wl = lim2015.generate("small", rate=1 / 15, jobs=14, seed=3)

@@ -1,0 +1,85 @@
+"""Idle spans cost no events: when nothing runs, waits or is in flight until the next arrival,
+the worker engine closes the windows of the span and the MapReduce engine writes the samples of
+the span without going through the event queue (the MapReduce engine's heartbeats already stop
+while the cluster is idle). The rows are those the events would have written: a run kept from
+idling (a scheduler timer far in the future stays in the queue) gives the same rows and the same
+schedule, with one event more per window or sample of the span."""
+import numpy as np
+import pandas as pd
+import pandas.testing as pdt
+
+import schedlab as sl
+from schedlab.schedulers.base import FifoInPython
+from schedlab.schedulers.sparrow import SparrowInPython
+
+LATER = 2.0**31  # a job submitted 68 years after the first
+
+
+class _KeptBusy:
+    """A timer beyond the end of the run keeps the event queue from holding only the next
+    arrival, so the engines step through the idle span event by event, as before."""
+
+    def init(self, sim):
+        super().init(sim)
+        sim.set_timer(1e15, 0)
+
+    def on_timer(self, sim, tag):
+        pass
+
+
+class SparrowKeptBusy(_KeptBusy, SparrowInPython):
+    name = "sparrow_kept_busy"
+
+
+class FifoKeptBusy(_KeptBusy, FifoInPython):
+    name = "fifo_kept_busy"
+
+
+def _worker_workload():
+    jobs = pd.DataFrame({"job_id": [0, 1, 2], "submit_time": [0.0, 5000.0, LATER]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 1, 2, 2], "work": [10.0, 300.0, 20.0, 5.0, 7.0]})
+    return sl.Workload.from_frames(jobs, tasks)
+
+
+def test_worker_job_at_2_31_s_costs_no_idle_events():
+    cluster = sl.engines.worker.cluster(4)
+    for sched in ("sparrow", "hawk", "eagle", "dice"):
+        r = sl.simulate(cluster, _worker_workload(), sched, window=3600.0, short_partition=0.25)
+        assert r.events < 100, sched  # before: one event per window, ~600,000
+        assert r.jobs["finish_time"].notna().all()
+        w = r.series["windows"]
+        assert len(w) == int(LATER // 3600)  # the run ends with the last job, inside its window
+        assert r.counters["idle_windows"] == len(w) - 2  # all but the windows at 3600 and 7200 s
+        idle = w[(w["time"] > 7200) & (w["time"] < LATER)]
+        assert (idle["utilization"] == 0).all() and (idle["short_tasks_started"] == 0).all()
+
+
+def test_worker_idle_windows_give_the_rows_and_schedule_of_event_by_event_windows():
+    cluster = sl.engines.worker.cluster(4)
+    fast = sl.simulate(cluster, _worker_workload(), SparrowInPython(), window=3600.0, seed=3)
+    slow = sl.simulate(cluster, _worker_workload(), SparrowKeptBusy(), window=3600.0, seed=3)
+    assert "idle_windows" not in slow.counters
+    assert slow.events - fast.events == fast.counters["idle_windows"] > 500_000
+    pdt.assert_frame_equal(fast.series["windows"], slow.series["windows"])
+    pdt.assert_frame_equal(fast.tasks, slow.tasks)
+    pdt.assert_frame_equal(fast.jobs, slow.jobs)
+
+
+def test_mapreduce_idle_samples_give_the_rows_of_event_by_event_samples():
+    jobs = pd.DataFrame({"job_id": [0, 1, 2], "submit_time": [0.0, 1000.0, 1e7]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 0, 1, 2, 2], "stage": ["map", "map", "reduce", "map", "map", "reduce"],
+                          "work": [10.0, 12.0, 3.0, 40.0, 5.0, 2.0]})
+    wl = sl.Workload.from_frames(jobs, tasks)
+    cluster = sl.Cluster(nodes=3, map_slots=2, reduce_slots=1)
+    fast = sl.simulate(cluster, wl, FifoInPython(), sample_interval=7.0)
+    slow = sl.simulate(cluster, wl, FifoKeptBusy(), sample_interval=7.0)
+    assert fast.events < 1000 and fast.counters["idle_samples"] > 1e6
+    assert slow.events - fast.events == fast.counters["idle_samples"]
+    pdt.assert_frame_equal(fast.series["slots"], slow.series["slots"])
+    pdt.assert_frame_equal(fast.tasks, slow.tasks)
+    pdt.assert_frame_equal(fast.jobs, slow.jobs)
+    s = fast.series["slots"]
+    assert np.array_equal(s["time"].to_numpy(), np.arange(len(s)) * 7.0)
+    # the built-in fifo gives the same schedule and samples
+    native = sl.simulate(cluster, wl, "fifo", sample_interval=7.0)
+    pdt.assert_frame_equal(native.series["slots"], s)
