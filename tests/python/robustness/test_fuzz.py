@@ -7,7 +7,7 @@ Seed corpus: small valid traces of each format written here, the shipped dataset
 lines of the real samples in ../shared/traces when present (read, never copied).
 
 In CI (marker ``fuzz``) each harness tries a fixed number of derandomized inputs (200 per reader,
-300 frames, 80 configurations, 50 command lines: about a minute in all); ``SCHEDLAB_FUZZ_EXAMPLES``
+150 Spark event logs, 300 frames, 80 configurations, 50 command lines: about a minute in all); ``SCHEDLAB_FUZZ_EXAMPLES``
 sets the number for every harness and ``SCHEDLAB_FUZZ_RANDOM=1`` draws new inputs on each run;
 see docs/robustness.md, e.g.
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import gzip
 import os
+import pathlib
 
 import numpy as np
 import pandas as pd
@@ -205,6 +206,111 @@ def test_fuzz_whole_block_parsers_agree_with_line_by_line(fmt, tmp_path_factory)
         OUTCOMES[f"fast reader {fmt}"]["same workload" if not isinstance(fast[1], str) else "same error"] += 1
 
     run()
+
+
+# ----------------------------------------------------------------------- Spark event logs
+SPARK_DIR = pathlib.Path(__file__).resolve().parents[1] / "workloads" / "data" / "spark_eventlogs"
+ODD_JSON = [None, "", "x", -1, 0, 2**31, 2**63, 2**64, -2**63 - 1, 1e308, -1e308, 5e-324, float("nan"),
+            float("inf"), True, [], {}, [1, 2], {"a": 1}]
+
+
+def spark_seeds():
+    """The shipped Spark event logs (decompressed), without the environment event (large, and
+    the reader ignores it): each a list of (event name, event) pairs."""
+    import json
+
+    from schedlab.workloads.traces.spark_eventlog import _file_bytes
+    seeds = []
+    for path in sorted(SPARK_DIR.rglob("*")):
+        if path.is_file() and path.stat().st_size > 0:
+            events = [json.loads(line) for line in _file_bytes(str(path)).splitlines() if line.strip()]
+            seeds.append([e for e in events if e.get("Event") != "SparkListenerEnvironmentUpdate"])
+    return seeds
+
+
+def _leaves(obj, path=()):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _leaves(v, path + (i,))
+    if path:
+        yield path
+
+
+@st.composite
+def spark_log(draw):
+    import copy
+    import json
+    seeds = spark_seeds()
+    events = copy.deepcopy(draw(st.sampled_from(seeds)))
+    for _ in range(draw(st.integers(0, 4))):
+        if not events:
+            break
+        k = draw(st.integers(0, len(events) - 1))
+        op = draw(st.sampled_from(["value", "value", "value", "delete", "drop_event", "dup_event", "swap"]))
+        if op in ("value", "delete"):
+            paths = list(_leaves(events[k]))
+            if not paths:
+                continue
+            path = draw(st.sampled_from(paths))
+            parent = events[k]
+            for key in path[:-1]:
+                parent = parent[key]
+            if op == "delete" and isinstance(parent, dict):
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = draw(st.one_of(st.sampled_from(ODD_JSON), st.integers(-2**70, 2**70),
+                                                  st.floats(), st.text(max_size=4)))
+        elif op == "drop_event":
+            del events[k]
+        elif op == "dup_event":
+            events.insert(k, copy.deepcopy(events[k]))
+        else:
+            j = draw(st.integers(0, len(events) - 1))
+            events[k], events[j] = events[j], events[k]
+    lines = [json.dumps(e) for e in events]
+    text = ("\n".join(lines) + "\n").encode()
+    if draw(st.integers(0, 9)) == 0:  # a log cut short, or raw bytes in a line
+        text = text[: draw(st.integers(0, len(text)))] + draw(st.binary(max_size=8))
+    return text
+
+
+@pytest.mark.skipif(not SPARK_DIR.is_dir(), reason="no shipped Spark event logs")
+def test_fuzz_spark_eventlog(tmp_path_factory):
+    @fuzz(150)
+    @given(spark_log())
+    def run(data):
+        path = tmp_path_factory.mktemp("fuzz") / "app-1"
+        path.write_bytes(data)
+        w = outcome("reader spark_eventlog", lambda: sl.read_trace(path, format="spark_eventlog"))
+        if w is not None:
+            assert w.n_jobs >= 1 and w.n_tasks >= 1
+            assert np.isfinite(w.tasks["work"]).all() and (w.tasks["work"] >= 0).all()
+            assert np.isfinite(w.jobs["submit_time"]).all()
+
+    run()
+
+
+@pytest.mark.skipif(not SPARK_DIR.is_dir(), reason="no shipped Spark event logs")
+@pytest.mark.parametrize("event,key,value,message", [
+    # found by the harness: each raised AttributeError or TypeError from the reader
+    ("SparkListenerJobEnd", "Job Result", "x", r":\d+: SparkListenerJobEnd field 'Job Result' must be an object"),
+    ("SparkListenerTaskEnd", "Task Info", [1], r":\d+: SparkListenerTaskEnd field 'Task Info' must be an object"),
+    ("SparkListenerTaskEnd", "Task Metrics", [], r"field 'Task Metrics' must be an object"),
+    ("SparkListenerTaskEnd", "Stage Attempt ID", [], r"field 'Stage Attempt ID' must be a number"),
+    ("SparkListenerJobStart", "Properties", "x", r"field 'Properties' must be an object"),
+])
+def test_spark_eventlog_odd_fields_name_the_line(tmp_path, event, key, value, message):
+    import json
+    events = spark_seeds()[0]
+    k = next(n for n, e in enumerate(events) if e["Event"] == event)
+    events[k] = dict(events[k], **{key: value})
+    path = tmp_path / "app-1"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    with pytest.raises(ValueError, match=message):
+        sl.read_trace(path, format="spark_eventlog")
 
 
 # ------------------------------------------------------------------------------- from_frames

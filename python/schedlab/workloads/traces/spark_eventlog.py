@@ -205,6 +205,26 @@ def _get(ev, f, i, *keys, kind=None, event=None):
     return cur
 
 
+def _obj(ev, f, i, key, kind=dict, event=None):
+    """The optional field ``key`` of ``ev``: a dict (``kind=dict``) or list, empty when absent or
+    null; anything else is a ValueError naming the file, line and field."""
+    cur = ev.get(key) if isinstance(ev, dict) else None
+    if cur is None:
+        return kind()
+    if not isinstance(cur, kind):
+        raise ValueError(f"{f}:{i}: {event or ev.get('Event')} field {key!r} must be "
+                         f"{'an object' if kind is dict else 'a list'}, got {cur!r}"[:300])
+    return cur
+
+
+def _number(ev, f, i, key, default, event=None):
+    """The optional numeric field ``key`` of ``ev`` (``default`` when absent)."""
+    cur = ev.get(key, default) if isinstance(ev, dict) else default
+    if isinstance(cur, bool) or not isinstance(cur, (int, float)) or not math.isfinite(cur):
+        raise ValueError(f"{f}:{i}: {event or ev.get('Event')} field {key!r} must be a number, got {cur!r}"[:300])
+    return cur
+
+
 def _seconds(text, default):
     """A Spark time property ('3s', '100ms', '1min'; a bare number is milliseconds) in seconds."""
     if text is None:
@@ -242,7 +262,12 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
             app_id = ev.get("App ID")
         elif kind == "SparkListenerEnvironmentUpdate":
             sp = ev.get("Spark Properties") or {}
-            props = dict(sp) if isinstance(sp, dict) else {k: v for k, v in sp}
+            if isinstance(sp, dict):
+                props = dict(sp)
+            elif isinstance(sp, list) and all(isinstance(kv, list) and len(kv) == 2 for kv in sp):
+                props = {str(k): v for k, v in sp}
+            else:
+                raise ValueError(f"{f}:{i}: {kind} field 'Spark Properties' must be an object or a list of pairs")
         elif kind == "SparkListenerExecutorAdded":
             eid = _get(ev, f, i, "Executor ID", kind=str)
             executors[eid] = {"host": _get(ev, f, i, "Executor Info", "Host", kind=str),
@@ -256,7 +281,8 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
             jid = _get(ev, f, i, "Job ID", kind=int)
             submit = _get(ev, f, i, "Submission Time", kind=float)
             first_time = submit if first_time is None else min(first_time, submit)
-            pool = (ev.get("Properties") or {}).get("spark.scheduler.pool") or "default"
+            job_props = _obj(ev, f, i, "Properties")
+            pool = job_props.get("spark.scheduler.pool") or "default"
             infos = _get(ev, f, i, "Stage Infos")
             if not isinstance(infos, list):
                 raise ValueError(f"{f}:{i}: SparkListenerJobStart field 'Stage Infos' must be a list")
@@ -264,19 +290,24 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
                 sid = _get(si, f, i, "Stage ID", kind=int, event=kind)
                 if sid not in stage_info:
                     parents = _get(si, f, i, "Parent IDs", event=kind)
-                    cached = any(isinstance(r, dict) and (r.get("Storage Level") or {}).get("Use Memory", False)
-                                 or isinstance(r, dict) and (r.get("Storage Level") or {}).get("Use Disk", False)
-                                 for r in si.get("RDD Info", []))
+                    if not isinstance(parents, list) or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                                for x in parents):
+                        raise ValueError(f"{f}:{i}: {kind} field 'Stage Infos/Parent IDs' must be a list of stage ids, "
+                                         f"got {parents!r}"[:300])
+                    rdds = _obj(si, f, i, "RDD Info", list, event=kind)
+                    cached = any(isinstance(r, dict) and isinstance(r.get("Storage Level"), dict)
+                                 and (r["Storage Level"].get("Use Memory", False) is True
+                                      or r["Storage Level"].get("Use Disk", False) is True) for r in rdds)
                     stage_info[sid] = {"parents": [int(p) for p in parents], "job": jid, "cached": cached,
                                        "n": _get(si, f, i, "Number of Tasks", kind=int, event=kind)}
             jobs[jid] = {"submit": submit, "pool": str(pool), "finish": math.nan, "result": None,
-                         "description": (ev.get("Properties") or {}).get("spark.job.description"),
+                         "description": job_props.get("spark.job.description"),
                          "stages": [int(_get(si, f, i, "Stage ID", kind=int, event=kind)) for si in infos]}
         elif kind in ("SparkListenerStageSubmitted", "SparkListenerStageCompleted"):
             si = _get(ev, f, i, "Stage Info")
             sid = _get(si, f, i, "Stage ID", kind=int, event=kind)
-            if sid in stage_info and any(isinstance(r, dict) and r.get("Number of Cached Partitions", 0) > 0
-                                         for r in si.get("RDD Info", [])):
+            if sid in stage_info and any(isinstance(r, dict) and _number(r, f, i, "Number of Cached Partitions", 0, kind) > 0
+                                         for r in _obj(si, f, i, "RDD Info", list, event=kind)):
                 stage_info[sid]["cached"] = True
             if kind == "SparkListenerStageSubmitted" and si.get("Submission Time") is not None:
                 t = _get(si, f, i, "Submission Time", kind=float, event=kind)
@@ -284,14 +315,17 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
         elif kind == "SparkListenerTaskEnd":
             sid = _get(ev, f, i, "Stage ID", kind=int)
             ti = _get(ev, f, i, "Task Info")
-            reason = (ev.get("Task End Reason") or {}).get("Reason", "Success")
-            metrics = ev.get("Task Metrics") or {}
-            shuffle = (metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0) if isinstance(metrics, dict) else 0
+            if not isinstance(ti, dict):
+                raise ValueError(f"{f}:{i}: {kind} field 'Task Info' must be an object, got {ti!r}"[:300])
+            reason = _obj(ev, f, i, "Task End Reason").get("Reason", "Success")
+            metrics = _obj(ev, f, i, "Task Metrics")
+            shuffle = _number(_obj(metrics, f, i, "Shuffle Write Metrics", event=kind), f, i, "Shuffle Bytes Written", 0,
+                              kind)
             loc = _get(ti, f, i, "Locality", kind=str, event=kind)
             if loc not in _LOCALITY:
                 raise ValueError(f"{f}:{i}: SparkListenerTaskEnd field 'Task Info/Locality' is not a locality level: {loc!r}")
             attempts.append({
-                "stage": sid, "stage_attempt": int(ev.get("Stage Attempt ID", 0)),
+                "stage": sid, "stage_attempt": int(_number(ev, f, i, "Stage Attempt ID", 0)),
                 "index": _get(ti, f, i, "Index", kind=int, event=kind), "task_id": _get(ti, f, i, "Task ID", kind=int, event=kind),
                 "executor_id": _get(ti, f, i, "Executor ID", kind=str, event=kind), "host": _get(ti, f, i, "Host", kind=str, event=kind),
                 "launch": _get(ti, f, i, "Launch Time", kind=float, event=kind), "finish": _get(ti, f, i, "Finish Time", kind=float, event=kind),
@@ -302,7 +336,7 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
             jid = _get(ev, f, i, "Job ID", kind=int)
             if jid in jobs:
                 jobs[jid]["finish"] = _get(ev, f, i, "Completion Time", kind=float)
-                jobs[jid]["result"] = (ev.get("Job Result") or {}).get("Result")
+                jobs[jid]["result"] = _obj(ev, f, i, "Job Result").get("Result")
     if not jobs:
         raise ValueError(f"{path}: the event log has no SparkListenerJobStart event (no Spark job ran)")
     if app_start is None:
