@@ -898,7 +898,8 @@ class FairScheduler : public Scheduler {
 // - maps until the tracker is full or nothing fits (at most maximum-tasks-per-heartbeat tasks),
 //   then at most one reduce.
 // - job initialization at submission (default), or by Hadoop's JobInitializationPoller within its
-//   limits (job_initialization="poller"); a job ended while waiting leaves the waiting list;
+//   limits (job_initialization="poller"), initialized jobs initializing for job_setup_seconds (their
+//   setup task; 0: none) before they run; a job ended while waiting leaves the waiting list;
 //   with the initializer, jobs past its submission limits are refused (init-accept-jobs-factor);
 // - the deprecated mapred.task.limit.maxvmem (task_limit_maxvmem, bytes) as both memory limits.
 // Not modelled: the off-switch rules (a map is taken at its best locality, node, rack or any).
@@ -925,6 +926,7 @@ class CapacityScheduler : public Scheduler {
         order_text_(parse_key_values("capacity: queue_order", p.text("queue_order"))),
         poller_(p.choice("job_initialization") == "poller"),
         poll_interval_(p.number("init_poll_interval")),
+        setup_seconds_(p.number("job_setup_seconds")),
         max_system_jobs_(p.integer("max_system_jobs")),
         max_active_tasks_(p.integer("max_initialized_active_tasks")),
         max_active_tasks_per_user_(p.integer("max_initialized_active_tasks_per_user")) {
@@ -1041,10 +1043,10 @@ class CapacityScheduler : public Scheduler {
     if (int64_t(wl.task_begin[size_t(job) + 1] - wl.task_begin[size_t(job)]) > max_active_tasks_per_user_) return false;
     const int64_t to_init = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0));
     const int64_t user_to_init = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0 * q.ul_min / 100.0));
-    if (int64_t(q.jobs.size() + q.waiting.size()) >= to_init * q.accept_factor) return false;
+    if (int64_t(q.jobs.size() + q.waiting.size() + q.initializing.size()) >= to_init * q.accept_factor) return false;
     const int32_t user = wl.user[size_t(job)];
     int64_t user_jobs = 0;
-    for (const auto* list : {&q.jobs, &q.waiting})
+    for (const auto* list : {&q.jobs, &q.waiting, &q.initializing})
       for (int32_t k : *list) user_jobs += wl.user[size_t(k)] == user;
     return user_jobs < user_to_init * q.accept_factor;
   }
@@ -1059,6 +1061,10 @@ class CapacityScheduler : public Scheduler {
     }
   }
   void on_timer(Sim& sim, uint64_t tag) override {
+    if (tag >= kSetupTag && tag - kSetupTag < sim.workload().n_jobs()) {  // a job's setup task is done
+      setup_done(sim, int32_t(tag - kSetupTag));
+      return;
+    }
     if (tag != kPollTag) return;
     poll_armed_ = false;
     poll(sim);
@@ -1072,7 +1078,7 @@ class CapacityScheduler : public Scheduler {
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
   void on_priority_changed(Sim& sim, int32_t job) override {
     Queue& q = queues_[size_t(queue_of_[job])];
-    for (auto* list : {&q.jobs, &q.waiting}) {
+    for (auto* list : {&q.jobs, &q.waiting, &q.initializing}) {
       auto it = std::find(list->begin(), list->end(), job);
       if (it == list->end()) continue;
       list->erase(it);
@@ -1080,7 +1086,8 @@ class CapacityScheduler : public Scheduler {
     }
   }
   void on_job_finished(Sim& sim, int32_t job) override {
-    for (auto* v : {&queues_[size_t(queue_of_[job])].jobs, &queues_[size_t(queue_of_[job])].waiting}) {
+    Queue& q = queues_[size_t(queue_of_[job])];
+    for (auto* v : {&q.jobs, &q.waiting, &q.initializing}) {
       auto it = std::find(v->begin(), v->end(), job);  // (waiting: a job killed before it was initialized)
       if (it != v->end()) v->erase(it);
     }
@@ -1141,8 +1148,9 @@ class CapacityScheduler : public Scheduler {
       r.pool["user_limit_percent"][q] = Q.ul_min;
       r.pool["supports_priority"][q] = Q.priorities;
       r.pool["jobs"][q] = double(Q.jobs.size());
-      std::vector<int32_t> users;
-      for (int32_t j : Q.jobs) users.push_back(sim.workload().user[size_t(j)]);
+      std::vector<int32_t> users;  // (users with jobs waiting, initializing or running)
+      for (const auto* list : {&Q.jobs, &Q.waiting, &Q.initializing})
+        for (int32_t j : *list) users.push_back(sim.workload().user[size_t(j)]);
       std::sort(users.begin(), users.end());
       r.pool["users"][q] = double(std::unique(users.begin(), users.end()) - users.begin());
     }
@@ -1182,6 +1190,8 @@ class CapacityScheduler : public Scheduler {
     r.scalar["limit_max_map_memory_mb"] = max_mem_[0];
     r.scalar["limit_max_reduce_memory_mb"] = max_mem_[1];
     r.pool["waiting_jobs"].assign(nq, 0.0);
+    r.pool["initializing_jobs"].assign(nq, 0.0);
+    for (size_t q = 0; q < nq; ++q) r.pool["initializing_jobs"][q] = double(queues_[q].initializing.size());
     r.job["waiting"].assign(n_jobs, 0.0);
     r.job["initialized"].assign(n_jobs, 0.0);
     for (size_t q = 0; q < nq; ++q) {
@@ -1197,6 +1207,12 @@ class CapacityScheduler : public Scheduler {
     if (action == "initialize") {  // (the job initializer's poll, as Hadoop's tests call it)
       if (!poller_) throw std::invalid_argument("capacity: act('initialize') needs job_initialization='poller'");
       poll(sim);
+      return true;
+    }
+    if (action == "raise") {  // every initializing job's setup task is done (the tests' raiseStatusChangeEvents)
+      if (!poller_) throw std::invalid_argument("capacity: act('raise') needs job_initialization='poller'");
+      for (Queue& q : queues_)
+        while (!q.initializing.empty()) setup_done(sim, q.initializing.front());
       return true;
     }
     if (action != "update") return false;
@@ -1221,6 +1237,7 @@ class CapacityScheduler : public Scheduler {
     int64_t accept_factor = 10;
     std::vector<int32_t> jobs;  // unfinished, in order (initialized: the running list)
     std::vector<int32_t> waiting;  // with the job initializer: submitted, not yet initialized, in order
+    std::vector<int32_t> initializing;  // initialized, their setup task not done yet (job_setup_seconds), in order
     Usage use[2];
   };
 
@@ -1345,7 +1362,7 @@ class CapacityScheduler : public Scheduler {
 
   // JobInitializationPoller: cleanUpInitializedJobsList, then selectJobsToInitialize over the
   // queues (getJobsToInitialize with CapacitySchedulerQueue.initializeJobForQueue/ForUser); an
-  // initialized job runs at once (its setup task is not modelled).
+  // initialized job runs at once, or after job_setup_seconds (its setup task: the initializing list).
   void poll(Sim& sim) {
     const auto& wl = sim.workload();
     auto tasks_of = [&](int32_t j) { return int64_t(wl.task_begin[size_t(j) + 1] - wl.task_begin[size_t(j)]); };
@@ -1359,29 +1376,43 @@ class CapacityScheduler : public Scheduler {
       const int64_t max_jobs = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0));
       const int64_t max_user_jobs = int64_t(std::ceil(double(max_system_jobs_) * q.percent / 100.0 * q.ul_min / 100.0));
       int64_t active = 0;
-      for (int32_t j : q.jobs) active += tasks_of(j);
+      for (const auto* list : {&q.jobs, &q.initializing})
+        for (int32_t j : *list) active += tasks_of(j);
       std::vector<int32_t> over, chosen;  // users over their limit; jobs initialized now
       for (int32_t j : q.waiting) {
-        if (int64_t(q.jobs.size()) >= max_jobs || active + tasks_of(j) > max_active_tasks_) break;
+        if (int64_t(q.jobs.size() + q.initializing.size()) >= max_jobs || active + tasks_of(j) > max_active_tasks_) break;
         const int32_t user = wl.user[size_t(j)];
         if (std::find(over.begin(), over.end(), user) != over.end()) continue;
         int64_t user_jobs = 0, user_active = 0;
-        for (int32_t k : q.jobs)
-          if (wl.user[size_t(k)] == user) { ++user_jobs; user_active += tasks_of(k); }
+        for (const auto* list : {&q.jobs, &q.initializing})
+          for (int32_t k : *list)
+            if (wl.user[size_t(k)] == user) { ++user_jobs; user_active += tasks_of(k); }
         if (user_jobs >= max_user_jobs || user_active + tasks_of(j) > max_active_tasks_per_user_) {
           over.push_back(user);
           continue;
         }
         in_init_set_[size_t(j)] = 1;
         chosen.push_back(j);
-        q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), j, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), j);
+        auto& to = setup_seconds_ > 0 ? q.initializing : q.jobs;  // (0: its setup is not modelled, it runs at once)
+        to.insert(std::upper_bound(to.begin(), to.end(), j, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), j);
+        if (setup_seconds_ > 0 && std::isfinite(setup_seconds_)) sim.set_timer(sim.now() + setup_seconds_, kSetupTag + uint64_t(j));
         active += tasks_of(j);
       }
       for (int32_t j : chosen) q.waiting.erase(std::find(q.waiting.begin(), q.waiting.end(), j));
     }
   }
 
+  // An initializing job's setup task is done: it joins the running list (JobQueuesManager.jobUpdated).
+  void setup_done(Sim& sim, int32_t job) {
+    Queue& q = queues_[size_t(queue_of_[job])];
+    auto it = std::find(q.initializing.begin(), q.initializing.end(), job);
+    if (it == q.initializing.end()) return;  // (ended meanwhile)
+    q.initializing.erase(it);
+    q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+  }
+
   static constexpr uint64_t kPollTag = 0x43415049;  // the job initializer's timer
+  static constexpr uint64_t kSetupTag = uint64_t(0x53455455) << 32;  // + job: its setup task's end
   AdmissionControl admission_;
   int64_t round_robin_queues_;
   std::map<std::string, double> capacities_;
@@ -1408,6 +1439,7 @@ class CapacityScheduler : public Scheduler {
   std::vector<int32_t> slots_per_[2];     // per job: slots per task
   bool poller_;
   double poll_interval_;
+  double setup_seconds_;  // job_setup_seconds
   int64_t max_system_jobs_, max_active_tasks_, max_active_tasks_per_user_;
   std::vector<uint8_t> in_init_set_;      // per job: in the job initializer's list of initialized jobs
   bool poll_armed_ = false;
@@ -1512,6 +1544,9 @@ void register_hadoop_schedulers() {
                           "initializes them within the limits below (its setup task not modelled)"),
         ParamSpec::number("init_poll_interval", 5, 1e-3, INFINITY, "seconds between the job initializer's polls "
                           "(mapred.capacity-scheduler.init-poll-interval; inf: only when asked, the harness's act('initialize'))"),
+        ParamSpec::number("job_setup_seconds", 0, 0, INFINITY, "with the job initializer: seconds an initialized job "
+                          "spends initializing (its setup task) before it runs; 0: it runs at once; inf: until "
+                          "act('raise'), as Hadoop's tests raise the jobs' status change"),
         ParamSpec::integer("max_system_jobs", 3000, 1, 1000000000, "initialized jobs in the system at most, shared by queue "
                            "capacity and, per user, by minimum-user-limit-percent (mapred.capacity-scheduler.maximum-system-jobs)"),
         ParamSpec::integer("max_initialized_active_tasks", 200000, 1, 1000000000,

@@ -390,38 +390,51 @@ def test_testUserLimitsForHighMemoryJobs():
             att(1, "r", 1, "tt1"))
 
 
-@pytest.mark.xfail(strict=True, reason=LIMITED + "its count of initializing jobs (initialized, their setup task not "
-                   "yet done, until the test raises their status change): an initialized job runs at once here, so "
-                   "there is no such count (every figure up to there agrees)")
 def test_testSchedulingInformation():
-    """TestCapacityScheduler.testSchedulingInformation (up to its first count of initializing jobs)"""
+    """TestCapacityScheduler.testSchedulingInformation: the queue's figures (capacity, user limit,
+    used slots, running tasks, waiting and initializing jobs, users) as jobs are submitted,
+    initialized, run (their setup task's status change raised by hand: ``job_setup_seconds=inf``
+    and ``act("raise")``), finalized and failed while initialized, waiting and running."""
     c = CapacityCluster(trackers=2, maps=1, reduces=1, queues=TWO_QUEUES, hold_jobs=True, job_initialization="poller",
-                        init_poll_interval=float("inf"), max_initialized_active_tasks_per_user=4)
+                        init_poll_interval=float("inf"), job_setup_seconds=float("inf"),
+                        max_initialized_active_tasks_per_user=4)
 
     def info():
+        """used map slots, running maps, used reduce slots, running reduces, waiting jobs, initializing jobs"""
         c.update()
         q = c.h.pool_state("default")
         return (q["map_slots_occupied"], q["map_running_tasks"], q["reduce_slots_occupied"], q["reduce_running_tasks"],
-                q["waiting_jobs"])
+                q["waiting_jobs"], q["initializing_jobs"])
 
     q = c.h.pool_state("default")
     assert (q["capacity_percent"], q["user_limit_percent"], q["supports_priority"]) == (50.0, 25.0, 1.0)
-    assert (q["map_capacity"], q["reduce_capacity"], q["waiting_jobs"], q["users"]) == (1, 1, 0, 0)
+    assert (q["map_capacity"], q["reduce_capacity"], q["waiting_jobs"], q["initializing_jobs"], q["users"]) == (1, 1, 0, 0, 0)
     jobs = [c.submit(1, 1, user="u1") for _ in range(5)]
-    assert info() == (0, 0, 0, 0, 5)
+    assert info() == (0, 0, 0, 0, 5, 0)
+    assert c.h.pool_state("default")["users"] == 1
     c.h.act("initialize")
-    assert info() == (0, 0, 0, 0, 3)  # 4 tasks per user: two 2-task jobs
+    assert info()[:5] == (0, 0, 0, 0, 3)  # 4 tasks per user: two 2-task jobs
+    c.h.act("raise")
     c.check("tt1", att(1, "m", 1, "tt1"), att(1, "r", 1, "tt1"))
     c.h.act("initialize")
-    assert info() == (1, 1, 1, 1, 3)
-    assert c.h.pool_state("default")["map_users_with_slots"] == 1
+    assert info() == (1, 1, 1, 1, 3, 0)
+    assert c.h.pool_state("default")["map_users_with_slots"] == 1  # User 'u1': 1 (100.0% of used capacity)
     c.finish(aname(1, "m", 1), aname(1, "r", 1))
     c.h.finalize_job(jobs[0])
-    assert info() == (0, 0, 0, 0, 3)
-    c.h.fail_job(jobs[1])  # initialized, not yet scheduled
+    assert info() == (0, 0, 0, 0, 3, 0)
+    c.h.fail_job(jobs[1])  # initialized and running, nothing scheduled
     c.h.act("initialize")
-    assert info() == (0, 0, 0, 0, 1)
-    assert c.h.pool_state("default")["initializing_jobs"] == 2  # Hadoop: jobs 3 and 4, status change not raised
+    assert info() == (0, 0, 0, 0, 1, 2)
+    c.h.fail_job(jobs[4])  # waiting
+    c.h.act("initialize")
+    assert info() == (0, 0, 0, 0, 0, 2)
+    c.h.act("raise")
+    c.check("tt1", att(3, "m", 1, "tt1"), att(3, "r", 1, "tt1"))
+    c.h.act("initialize")
+    assert info() == (1, 1, 1, 1, 0, 0)
+    assert c.h.pool_state("default")["map_users_with_slots"] == 1
+    c.h.fail_job(jobs[2])  # running
+    assert info() == (0, 0, 0, 0, 0, 0)
 
 
 def test_testDisabledMemoryBasedScheduling():
