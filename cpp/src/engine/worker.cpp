@@ -670,6 +670,12 @@ bool Sim::loop() {
       case kTimer: sched_.on_timer(*this, e.a, e.b); break;
       case kWindow:
         close_window();
+        if (q_.empty() && busy_short_ + busy_general_ == 0)
+          // nothing runs, waits in flight or is left to arrive: the windows would go on forever
+          throw std::invalid_argument(
+              "worker engine: " + std::to_string(unfinished_) + " jobs can never finish: at t=" + std::to_string(now_) +
+              " s no task runs, no probe or timer is pending and no job is left to arrive, with tasks never launched "
+              "(the scheduler sent fewer probes than the jobs have tasks, e.g. probe_ratio < 1, or left its probes queued)");
         q_.push_ordered(idle_windows(now_ + opt_.window), kRankTimer, kWindow);
         break;
       case kSuspendDone: {

@@ -83,3 +83,20 @@ def test_mapreduce_idle_samples_give_the_rows_of_event_by_event_samples():
     # the built-in fifo gives the same schedule and samples
     native = sl.simulate(cluster, wl, "fifo", sample_interval=7.0)
     pdt.assert_frame_equal(native.series["slots"], s)
+
+
+def test_worker_run_that_can_never_finish_is_refused_not_windowed_forever():
+    # three tasks, one probe (probe_ratio 0.5 x 3, min_probes 1): two tasks are never launched.
+    # Before, the windows went on forever with nothing else left to happen (memory grew until
+    # the process was killed); found by fuzzing the schedulers written in Python
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 0], "work": [5.0, 5.0, 5.0]})
+    wl = sl.Workload.from_frames(jobs, tasks)
+    for sched in (SparrowInPython(probe_ratio=0.5, min_probes=1), sl.schedulers.get("sparrow", probe_ratio=0.5,
+                                                                                     min_probes=1)):
+        try:
+            r = sl.simulate(sl.engines.worker.cluster(4), wl, sched)
+        except ValueError as e:
+            assert "1 jobs can never finish" in str(e) and "probe_ratio" in str(e)
+        else:  # a scheduler that binds every task late finishes
+            assert r.jobs["finish_time"].notna().all()
