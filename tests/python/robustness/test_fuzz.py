@@ -7,7 +7,8 @@ Seed corpus: small valid traces of each format written here, the shipped dataset
 lines of the real samples in ../shared/traces when present (read, never copied).
 
 In CI (marker ``fuzz``) each harness tries a fixed number of derandomized inputs (200 per reader,
-150 Spark event logs, 300 frames, 80 configurations, 50 command lines: about a minute in all); ``SCHEDLAB_FUZZ_EXAMPLES``
+150 Spark event logs, 300 frames, 80 configurations, 40 of the schedulers written in Python, 50
+command lines: about a minute in all); ``SCHEDLAB_FUZZ_EXAMPLES``
 sets the number for every harness and ``SCHEDLAB_FUZZ_RANDOM=1`` draws new inputs on each run;
 see docs/robustness.md, e.g.
 
@@ -422,6 +423,10 @@ def small_workload():
 
 
 WORKLOAD = small_workload()
+# the worker engine runs single-stage jobs: the same jobs, every task a map
+WORKLOADS = {"mapreduce": WORKLOAD, "share": WORKLOAD,
+             "worker": sl.Workload.from_frames(WORKLOAD.jobs[["job_id", "submit_time", "user", "deadline"]],
+                                               WORKLOAD.tasks[["job_id", "work"]])}
 
 
 @fuzz(80)
@@ -431,11 +436,62 @@ def test_fuzz_parameters_and_options(case):
     cluster = CLUSTERS[ENGINE[name]]
 
     def run():
-        return sl.simulate(cluster, WORKLOAD, sl.schedulers.get(name, **params), seed=seed, max_events=2e6, **options)
+        return sl.simulate(cluster, WORKLOADS[ENGINE[name]], sl.schedulers.get(name, **params), seed=seed,
+                           max_events=2e6, **options)
 
     r = outcome("parameters and options", run)
     if r is not None:
         assert len(r.jobs) == WORKLOAD.n_jobs
+
+
+# the schedulers written in Python, on the engine each runs on, with faults on the MapReduce
+# engine (a crash puts tasks back: mrcp must plan them again)
+PY_SPECS = [(name, sl.schedulers.params(name).to_dict("records")) for name, engine in ENGINE.items()
+            if engine == "python"]
+FAULTS = [[], [sl.faults.Crash(node=1, at=3.0, restart_after=float("inf"))],
+          [sl.faults.Crash(node=0, at=1.0, restart_after=15.0), sl.faults.Slowdown(node=2, start=0.0, end=40.0, factor=3.0)]]
+
+
+@st.composite
+def python_configuration(draw):
+    name, specs = draw(st.sampled_from(PY_SPECS))
+    params = {}
+    for spec in draw(st.lists(st.sampled_from(specs), max_size=3, unique_by=lambda s: s["name"])) if specs else []:
+        if spec["name"] in ("max_time", "solver_time"):  # wall-clock dependent: not reproducible
+            continue
+        params[spec["name"]] = draw(value_for(spec))
+    if name == "mrcp":  # a short solver budget keeps a run well under a second
+        det = params.get("max_deterministic_time")
+        if not isinstance(det, (int, float)) or isinstance(det, bool) or not 0 <= det <= 0.02:
+            params["max_deterministic_time"] = draw(st.sampled_from([0.0, 0.01, 0.02]))
+    engine = sl.schedulers.get(name).engine
+    options = {}
+    for spec in draw(st.lists(st.sampled_from(sl.schedulers.options(engine).to_dict("records")), max_size=2,
+                              unique_by=lambda s: s["name"])):
+        if spec["name"] in ("faults", "speculation_params", "measure_overhead", "time_limit", "stall_limit"):
+            continue
+        options[spec["name"]] = draw(value_for(spec))
+    if engine == "mapreduce":
+        options["faults"] = draw(st.sampled_from(FAULTS))
+    return name, engine, params, options, draw(st.sampled_from([0, 1, 2**63]))
+
+
+@pytest.mark.skipif(not any(n == "mrcp" for n, _ in PY_SPECS), reason="no Python schedulers")
+@fuzz(40)
+@given(python_configuration())
+def test_fuzz_python_schedulers(case):
+    name, engine, params, options, seed = case
+    if name == "mrcp":
+        pytest.importorskip("ortools")
+
+    def run():
+        return sl.simulate(CLUSTERS[engine], WORKLOADS[engine], sl.schedulers.get(name, **params), seed=seed,
+                           max_events=2e6, **options)
+
+    r = outcome("python schedulers", run)
+    if r is not None:
+        assert len(r.jobs) == WORKLOAD.n_jobs
+        assert r.jobs["finish_time"].notna().all()
 
 
 # ---------------------------------------------------------------------------------- command line
