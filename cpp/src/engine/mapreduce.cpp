@@ -1433,11 +1433,18 @@ SimResult Sim::collect() {
   auto& ready = r.job_extra["ready"];
   mf.resize(nj);
   ready.resize(nj);
+  bool any_ended = false;
   for (size_t j = 0; j < nj; ++j) {
     r.job_start[j] = jobs_[j].start;
     r.job_finish[j] = jobs_[j].finish;
     mf[j] = jobs_[j].map_finish;
     ready[j] = jobs_[j].ready;
+    any_ended |= jobs_[j].ended != 0;
+  }
+  if (any_ended) {  // jobs killed, failed or refused at submission: their finish is when they ended
+    auto& ended = r.job_extra["ended"];
+    ended.resize(nj);
+    for (size_t j = 0; j < nj; ++j) ended[j] = double(jobs_[j].ended);
   }
   // one pass over the records, each column written once (reserved, not value-initialized first);
   // the columns kept apart during the run are handed over below as they are

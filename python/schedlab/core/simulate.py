@@ -194,11 +194,16 @@ class Result:
                     v = np.asarray(v)
                     if k == "class":  # worker engine: 0 = short job, 1 = long job
                         v = pd.Categorical.from_codes(v.astype(np.int8), ["short", "long"])
+                    elif k == "ended":  # MapReduce engine, when some job ended without success
+                        name = "status"
+                        v = _job_status(v, np.asarray(raw["finish_time"]))
                     df[name] = v
             if "ready_time" in df:  # the wait in the scheduler's queue, not for parents
                 df["queueing_delay"] = df["start_time"] - df["ready_time"]
             if np.isfinite(df["deadline"]).any():
                 df["late"] = df["finish_time"] > df["deadline"]
+                if "status" in df:  # a killed or failed job missed its deadline
+                    df["late"] |= df["status"].isin(["killed", "failed"]) & np.isfinite(df["deadline"])
             self._jobs = df
         return self._jobs
 
@@ -407,13 +412,29 @@ def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
     return s
 
 
+JOB_STATUSES = ["succeeded", "killed", "failed", "unfinished"]
+
+
+def _job_status(ended, finish):
+    """The ``status`` column: a job ended without success (killed, failed, refused at submission:
+    the engine's attempt status codes 2 and 3), else succeeded when it finished, else unfinished."""
+    codes = np.where(ended == 2, 1, np.where(ended == 3, 2, np.where(np.isfinite(finish), 0, 3)))
+    return pd.Categorical.from_codes(codes.astype(np.int8), JOB_STATUSES)
+
+
 def _job_metrics(jobs: pd.DataFrame, percentiles, method: str = "linear") -> pd.Series:
     ct = jobs["completion_time"].to_numpy(float)
     done = np.isfinite(ct)
     s = {}
     s["jobs"] = float(len(jobs))
-    s["unfinished_jobs"] = float((~done).sum())
-    fin = jobs["finish_time"].to_numpy(float)
+    if "status" in jobs:  # killed or failed jobs are not completions: counted apart
+        status = jobs["status"].astype(str).to_numpy()
+        s["killed_jobs"] = float((status == "killed").sum())
+        s["failed_jobs"] = float((status == "failed").sum())
+        done &= status == "succeeded"
+        ct = np.where(done, ct, np.nan)
+    s["unfinished_jobs"] = float((~np.isfinite(jobs["completion_time"].to_numpy(float))).sum())
+    fin = np.where(done, jobs["finish_time"].to_numpy(float), np.nan)
     s["makespan"] = float(np.nanmax(fin) - jobs["submit_time"].min()) if done.any() else np.nan
     c = ct[done]
     s["mean_completion_time"] = float(c.mean()) if len(c) else np.nan

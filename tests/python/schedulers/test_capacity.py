@@ -90,3 +90,23 @@ def test_job_initializer_limits_the_jobs_that_run():
     assert starts[1] <= finishes[0] + 5.0 + 1e-9  # at the next poll
     j = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity")).jobs.sort_values("job_id")
     assert j["start_time"].iloc[0] == 0.0 and j["start_time"].iloc[1] < j["finish_time"].iloc[0]
+
+
+def test_jobs_refused_at_submission_are_failed_not_completions():
+    """With the job initializer's submission limits (maximum-system-jobs 1, init-accept-jobs-factor
+    10: a queue accepts 10 jobs), 2 of 12 jobs submitted together are refused: the jobs table says
+    so in its status column, and the summary counts them apart from the completions."""
+    w = workload(jobs=12, maps=2)
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", job_initialization="poller", max_system_jobs=1))
+    j = r.jobs.sort_values("job_id")
+    assert j["status"].astype(str).tolist() == ["succeeded"] * 10 + ["failed"] * 2
+    refused = j[j["status"] == "failed"]
+    assert (refused["finish_time"] == refused["submit_time"]).all()  # ended at their submission
+    assert not r.tasks["job_id"].isin(refused["job_id"]).any()       # none of their tasks ran
+    s = r.summary()
+    assert s["failed_jobs"] == 2 and s["killed_jobs"] == 0 and s["unfinished_jobs"] == 0
+    done = j[j["status"] == "succeeded"]
+    assert s["mean_completion_time"] == pytest.approx(done["completion_time"].mean())
+    assert s["mean_completion_time"] > 0
+    # without refusals there is no status column: tables as before
+    assert "status" not in sl.simulate(CLUSTER, workload(jobs=3, maps=2), sl.schedulers.get("capacity")).jobs
