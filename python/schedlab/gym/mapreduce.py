@@ -7,37 +7,22 @@ and pauses at each decision; ``step`` resumes it.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from .. import _core
 from ..core.cluster import Cluster
 from ..core.workload import Workload
+from ._episode import REWARDS, EngineEnv
 
 #: columns of ``obs["jobs"]`` (one row per shown job, zeros for an empty row)
 JOB_FEATURES = ("present", "waiting_time", "pending_maps", "running_maps", "done_maps", "maps", "mean_map_work",
                 "node_local_map", "deadline_slack", "has_deadline")
 #: entries of ``obs["node"]`` (the node whose free slot is being decided)
 NODE_FEATURES = ("free_map_slots", "map_slots", "free_reduce_slots", "speed", "time", "active_jobs", "hidden_jobs")
-REWARDS = ("flowtime", "slowdown", "late")
-
-
-class _EpisodeScheduler:
-    """Stands for the agent in a :class:`schedlab.Result` of an episode."""
-
-    def __init__(self, label, engine="mapreduce"):
-        self.label = self.name = label
-        self.engine = engine
-
-    def resolved(self):
-        return {}
-
-
-class MapReduceEnv(gymnasium.Env):
+class MapReduceEnv(EngineEnv):
     """A free map slot on a heartbeat -> choose a job, or leave the slot idle.
 
     Parameters
@@ -63,6 +48,9 @@ class MapReduceEnv(gymnasium.Env):
     idle action always is). A masked action leaves the slot idle. ``info`` holds ``time``;
     :meth:`result` gives the episode's :class:`~schedlab.Result` (until the next ``reset``).
     """
+
+    engine = "mapreduce"
+    default_options = {"stall_limit": 0.0}  # an agent may idle for long: no stall check
 
     metadata = {"render_modes": []}
 
@@ -91,61 +79,17 @@ class MapReduceEnv(gymnasium.Env):
             "node": spaces.Box(-np.inf, np.inf, (len(NODE_FEATURES),), np.float32),
             "action_mask": spaces.MultiBinary(self.max_jobs + 1),
         })
-        self._engine = None
-        self._workload = None
-        self._result = None
-        self._seed = 0
+        self._start()
 
-    # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        episode_seed = int(self.np_random.integers(2**31))
-        workload = self._fixed if self._fixed is not None else self._workload_fn(episode_seed)
-        if workload is not self._workload:
-            self._workload = workload
-            self._engine = _core.MapReduceGym(self.cluster.native(), workload.native(), self._engine_options(),
-                                              self.max_jobs, self.reward_kind)
-        self._seed = episode_seed
-        self._result = None
-        self._engine.reset(episode_seed)
-        return self._observe(), {"time": self._engine.now}
-
-    def step(self, action):
-        if self._engine is None:
-            raise ValueError("call reset() before step()")
-        return self._engine.step_observe(int(action), self.reward_scale)
+    def _make_engine(self, workload):
+        return _core.MapReduceGym(self.cluster.native(), workload.native(), self._engine_options(),
+                                  self.max_jobs, self.reward_kind)
 
     # ------------------------------------------------------------------ helpers
     @property
     def visible_jobs(self) -> list:
         """The job id (dense, in the workload's order) of each row of ``obs["jobs"]``, -1 if empty."""
         return self._engine.visible()
-
-    @property
-    def workload(self) -> Workload | None:
-        """The current episode's workload."""
-        return self._workload
-
-    def result(self):
-        """The finished episode's :class:`~schedlab.Result` (jobs and tasks tables, summary); a
-        ValueError while the episode is still running."""
-        if self._result is None:
-            from ..core.simulate import Result
-            self._result = Result(self._engine.result(), self.cluster, self._workload, _EpisodeScheduler("agent"),
-                                  self._seed,
-                                  self._engine_options() | {"time_limit": self._engine.time_limit}, 0.0)
-        return self._result
-
-    def _observe(self):
-        return self._engine.observation()
-
-    def _engine_options(self):
-        """The engine options; without ``max_time`` or a ``time_limit`` option the engine sets the
-        time limit (the last arrival + 100 x the total work / the slots + 1000 s)."""
-        opts = {"stall_limit": 0.0} | self.options
-        if "time_limit" not in opts and self.max_time is not None:
-            opts["time_limit"] = float(self.max_time)
-        return opts
 
 
 def random_action(obs, rng: np.random.Generator) -> int:

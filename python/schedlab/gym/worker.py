@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from .. import _core
 from ..core.cluster import Cluster
 from ..core.workload import Workload
-from .mapreduce import REWARDS, _EpisodeScheduler
+from ._episode import REWARDS, EngineEnv
 
 DECISIONS = ("send_probes", "pick_probe")
 #: send_probes: ``obs["job"]``, the arriving job whose probes are being placed
@@ -54,7 +53,7 @@ def default_workload(jobs: int = 40, rate: float = 0.5):
     return make
 
 
-class WorkerEnv(gymnasium.Env):
+class WorkerEnv(EngineEnv):
     """The worker engine paused at a placement (``decision="send_probes"``) or queue
     (``decision="pick_probe"``) decision.
 
@@ -78,6 +77,8 @@ class WorkerEnv(gymnasium.Env):
     serves the queue's head (pick_probe). :attr:`shown` gives each row's worker or probe id,
     :attr:`subject` the job being placed or the free worker.
     """
+
+    engine = "worker"
 
     metadata = {"render_modes": []}
 
@@ -118,29 +119,11 @@ class WorkerEnv(gymnasium.Env):
             self._keys[1]: spaces.Box(-np.inf, np.inf, (K, len(rows)), np.float32),
             "action_mask": spaces.MultiBinary(K),
         })
-        self._engine = None
-        self._workload = None
-        self._result = None
-        self._seed = 0
+        self._start()
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        episode_seed = int(self.np_random.integers(2**31))
-        workload = self._fixed if self._fixed is not None else self._workload_fn(episode_seed)
-        if workload is not self._workload:
-            self._workload = workload
-            self._engine = _core.WorkerGym(self.cluster.native(), workload.native(), self._engine_options(),
-                                           self.decision, self.max_rows, self.reward_kind, self.probe_ratio,
-                                           self.min_probes)
-        self._seed = episode_seed
-        self._result = None
-        self._engine.reset(episode_seed)
-        return self._engine.observation(), {"time": self._engine.now}
-
-    def step(self, action):
-        if self._engine is None:
-            raise ValueError("call reset() before step()")
-        return self._engine.step_observe(int(action), self.reward_scale)
+    def _make_engine(self, workload):
+        return _core.WorkerGym(self.cluster.native(), workload.native(), self._engine_options(), self.decision,
+                               self.max_rows, self.reward_kind, self.probe_ratio, self.min_probes)
 
     @property
     def shown(self) -> list:
@@ -152,29 +135,6 @@ class WorkerEnv(gymnasium.Env):
         """The job whose probes are being placed (send_probes) or the free worker (pick_probe)."""
         return self._engine.subject
 
-    @property
-    def workload(self) -> Workload | None:
-        """The current episode's workload."""
-        return self._workload
-
-    def result(self):
-        """The finished episode's :class:`~schedlab.Result` (jobs and tasks tables, summary); a
-        ValueError while the episode is still running."""
-        if self._result is None:
-            from ..core.simulate import Result
-            self._result = Result(self._engine.result(), self.cluster, self._workload,
-                                  _EpisodeScheduler("agent", "worker"), self._seed,
-                                 
-                                  self._engine_options() | {"time_limit": self._engine.time_limit}, 0.0)
-        return self._result
-
-    def _engine_options(self):
-        """The engine options; without ``max_time`` or a ``time_limit`` option the engine sets the
-        time limit (the last arrival + 100 x the total work / the slots + 1000 s)."""
-        opts = dict(self.options)
-        if "time_limit" not in opts and self.max_time is not None:
-            opts["time_limit"] = float(self.max_time)
-        return opts
 
 
 def head_action(obs) -> int:
