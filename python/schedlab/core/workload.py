@@ -544,11 +544,10 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
     return child, parent
 
 
-def _levels(jobs, child, parent, source):
-    """Depth of each job in the dependency DAG (0 = no parent; else 1 + the deepest parent's),
-    by Kahn's algorithm one level at a time (O(jobs + edges) work in NumPy calls per level).
-    A cycle raises ValueError naming a job on it."""
-    n = len(jobs)
+def dag_levels(n, child, parent):
+    """Depth of each of ``n`` nodes of a DAG given as edges ``parent[i] -> child[i]`` (0: no
+    parent; else 1 + the deepest parent's), by Kahn's algorithm one level at a time (O(n + edges)
+    work in NumPy calls per level). Nodes on or below a cycle get -1."""
     order = np.argsort(parent, kind="stable")
     kids_by_parent = child[order]
     ptr = np.searchsorted(parent[order], np.arange(n + 1))
@@ -562,12 +561,18 @@ def _levels(jobs, child, parent, source):
         total = int(lens.sum())
         if total == 0:
             break
-        offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
-        kids = kids_by_parent[offsets]
+        kids = kids_by_parent[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)]
         indeg -= np.bincount(kids, minlength=n)
         cand = np.unique(kids)
         frontier = cand[indeg[cand] == 0]
         lv += 1
+    return level
+
+
+def _levels(jobs, child, parent, source):
+    """Depth of each job in the dependency DAG (:func:`dag_levels`); a cycle raises ValueError
+    naming a job on it."""
+    level = dag_levels(len(jobs), child, parent)
     if (level < 0).any():
         # walk up through unresolved parents until a job repeats: that job is on a cycle
         left = level < 0

@@ -60,7 +60,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ...core.workload import Workload
+from ...core.workload import Workload, dag_levels
 from ._text import check_finite, check_task_total, csv_columns, fail, number, read_bytes, read_lines
 
 FIELDS_2017 = ["task_create_time", "task_end_time", "job_id", "task_id", "number_of_instances", "status",
@@ -459,38 +459,14 @@ def _parse_2018_blocks(data, keep, negative_spans):
     position = np.full(len(tcode), -1, np.int64)
     position[rows] = np.arange(len(rows))
     child, parent = position[pairs["child"].to_numpy()], position[pairs["parent"].to_numpy()]
-    depth = _levels(len(rows), child, parent)
-    if depth is None:
+    depth = dag_levels(len(rows), child, parent)
+    if (depth < 0).any():
         return None  # a cycle: the line-by-line reading names its job and task
     job_labels = np.asarray(jnames.to_pylist(), dtype=object)
     task_labels = np.asarray(tnames.to_pylist(), dtype=object)
     df = pd.DataFrame({"job": job_labels[jcode[rows]], "task": task_labels[tcode[rows]], "start": st[rows],
                        "span": span[rows], "n_inst": ni[rows], "line": rows + 1, "depth": depth})
     return df, (child, parent)
-
-
-def _levels(n, child, parent):
-    """Depth of each of n tasks (0: no parent; else 1 + the deepest parent's), found one level
-    at a time; None if the edges hold a cycle."""
-    order = np.argsort(parent, kind="stable")
-    kids = child[order]
-    ptr = np.searchsorted(parent[order], np.arange(n + 1))
-    indeg = np.bincount(child, minlength=n)
-    level = np.full(n, -1, np.int64)
-    frontier = np.flatnonzero(indeg == 0)
-    lv = 0
-    while len(frontier):
-        level[frontier] = lv
-        starts, lens = ptr[frontier], ptr[frontier + 1] - ptr[frontier]
-        total = int(lens.sum())
-        if total == 0:
-            break
-        reached = kids[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)]
-        indeg -= np.bincount(reached, minlength=n)
-        cand = np.unique(reached)
-        frontier = cand[indeg[cand] == 0]
-        lv += 1
-    return None if (level < 0).any() else level
 
 
 def _build_dag_jobs(path, df, edges, *, instances, max_instances_per_task, relative, name):
