@@ -14,10 +14,8 @@
 // Observation (float32, filled in place in buffers Python copies): for the first max_jobs active
 // jobs with a pending map, in submission order, one row of JOB_FEATURES; the decision node's
 // NODE_FEATURES; an action mask (int8, max_jobs + 1 entries: a shown job, then "leave idle").
-// Reward between two decisions: "flowtime" = - (active jobs x elapsed seconds) (an episode's
-// rewards add up to minus the total job time), "slowdown" = - sum over active jobs of elapsed /
-// the job's ideal duration (its longest map plus its longest reduce at speed 1), "late" = minus
-// the jobs that finished after their deadline.
+// Rewards (gym_reward.h): a job's ideal duration is its longest map plus its longest reduce at
+// speed 1.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -29,6 +27,7 @@
 #include <vector>
 
 #include "common.h"
+#include "gym_reward.h"
 #include "schedlab/mapreduce.h"
 
 namespace py = pybind11;
@@ -38,13 +37,12 @@ namespace {
 
 constexpr int kJobFeatures = 10;
 constexpr int kNodeFeatures = 7;
-enum class Reward { Flowtime, Slowdown, Late };
 
 class GymScheduler final : public mr::Scheduler {
  public:
   void reset(const Workload& wl) {
     const size_t nj = wl.n_jobs();
-    inv_ideal_.assign(nj, 0.0);
+    episode_.inv_ideal.assign(nj, 0.0);
     mean_map_.assign(nj, 0.0);
     for (size_t j = 0; j < nj; ++j) {
       double mmax = 0, rmax = 0, msum = 0;
@@ -54,27 +52,16 @@ class GymScheduler final : public mr::Scheduler {
         else rmax = std::max(rmax, e);
       }
       const double ideal = mmax + rmax;
-      inv_ideal_[j] = ideal > 0 ? 1.0 / ideal : 1.0;
+      episode_.inv_ideal[j] = ideal > 0 ? 1.0 / ideal : 1.0;
       mean_map_[j] = wl.n_maps[j] > 0 ? msum / wl.n_maps[j] : 0.0;
     }
     node_ = -1;
-    last_t_ = 0;
-    active_ = 0;
-    finished_ = 0;
-    weight_ = flow_ = slow_ = late_ = 0;
+    episode_.restart();
   }
-  void on_job_submitted(mr::Sim& sim, int32_t job) override {
-    account(sim.now());
-    ++active_;
-    weight_ += inv_ideal_[job];
-  }
+  void on_job_submitted(mr::Sim& sim, int32_t job) override { episode_.job_arrived(sim.now(), job); }
   void on_job_finished(mr::Sim& sim, int32_t job) override {
-    account(sim.now());
-    --active_;
-    weight_ -= inv_ideal_[job];
-    ++finished_;
     const double d = sim.workload().deadline[job];
-    if (!std::isnan(d) && sim.job(job).finish > d + 1e-9) late_ += 1;
+    episode_.job_finished(sim.now(), job, !std::isnan(d) && sim.job(job).finish > d + 1e-9);
   }
   void on_heartbeat(mr::Sim& sim, int32_t node) override {
     // reduces: job order, slowstart met
@@ -94,44 +81,16 @@ class GymScheduler final : public mr::Scheduler {
       if (sim.job(j).pending[kMap] > 0) return true;
     return false;
   }
-  // Adds the reward accrued up to time t.
-  void account(double t) {
-    const double dt = t - last_t_;
-    if (dt > 0) {
-      flow_ += active_ * dt;
-      slow_ += weight_ * dt;
-    }
-    last_t_ = std::max(last_t_, t);
-  }
-  double take_reward(Reward kind) {
-    double r = 0;
-    switch (kind) {
-      case Reward::Flowtime: r = -flow_; break;
-      case Reward::Slowdown: r = -slow_; break;
-      case Reward::Late: r = -late_; break;
-    }
-    flow_ = slow_ = late_ = 0;
-    return r;
-  }
 
-  std::vector<double> inv_ideal_, mean_map_;
+  EpisodeReward episode_;
+  std::vector<double> mean_map_;
   int32_t node_ = -1;
-  double last_t_ = 0;
-  int64_t active_ = 0, finished_ = 0;
-  double weight_ = 0, flow_ = 0, slow_ = 0, late_ = 0;
 };
 
 int64_t total(const std::vector<int32_t>& v) {
   int64_t n = 0;
   for (int32_t x : v) n += x;
   return n;
-}
-
-Reward reward_from(const std::string& s) {
-  if (s == "flowtime") return Reward::Flowtime;
-  if (s == "slowdown") return Reward::Slowdown;
-  if (s == "late") return Reward::Late;
-  throw py::value_error("reward must be 'flowtime', 'slowdown' or 'late', got '" + s + "'");
 }
 
 class MapReduceGym {
@@ -215,9 +174,9 @@ class MapReduceGym {
     }
     if (again) observe();
     else advance();
-    return sched_.take_reward(reward_);
+    return sched_.episode_.take(reward_);
   }
-  bool terminated() const { return over_ && sched_.finished_ == static_cast<int64_t>(wl_->n_jobs()); }
+  bool terminated() const { return over_ && sched_.episode_.finished == static_cast<int64_t>(wl_->n_jobs()); }
 
   py::dict result() {
     if (!sim_) throw py::value_error("call reset() first");
@@ -246,7 +205,7 @@ class MapReduceGym {
       observe();
     } else {
       over_ = true;
-      sched_.account(sim_->now());
+      sched_.episode_.account(sim_->now());
       sched_.node_ = -1;
       clear();
     }

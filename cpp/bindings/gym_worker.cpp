@@ -19,10 +19,7 @@
 //    engine's scheduler stream exactly as the built-in sparrow draws them), so that always
 //    choosing the queue's head gives sparrow's schedule.
 //
-// Rewards between two decisions as in gym.cpp (the MapReduce environment): "flowtime" = - active
-// jobs x elapsed seconds, "slowdown" = the same with each job weighted by 1 / its ideal duration
-// (its longest task as the engine runs it), "late" = minus the jobs that finished after their
-// deadline.
+// Rewards (gym_reward.h): a job's ideal duration is its longest task as the engine runs it.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -34,6 +31,7 @@
 #include <vector>
 
 #include "common.h"
+#include "gym_reward.h"
 #include "schedlab/random.h"
 #include "schedlab/worker.h"
 
@@ -43,7 +41,6 @@ namespace schedlab::bindings {
 namespace {
 
 enum class Decision { SendProbes, PickProbe };
-enum class Reward { Flowtime, Slowdown, Late };
 
 // send_probes: the arriving job (context) and one row per shown worker
 constexpr int kJobFeatures = 10;     // tasks, est_task_duration, is_long, probes_left, probes, deadline_slack,
@@ -62,12 +59,12 @@ class WorkerGymScheduler final : public worker::Scheduler {
 
   void reset(const Workload& wl, const worker::Options& opt) {
     const size_t nj = wl.n_jobs();
-    inv_ideal_.assign(nj, 0.0);
+    episode_.inv_ideal.assign(nj, 0.0);
     for (size_t j = 0; j < nj; ++j) {
       double ideal = 0;
       for (int64_t t = wl.task_begin[j]; t < wl.task_begin[j + 1]; ++t)
         ideal = std::max(ideal, opt.truncate ? std::trunc(wl.work[t]) : wl.work[t]);
-      inv_ideal_[j] = ideal > 0 ? 1.0 / ideal : 1.0;
+      episode_.inv_ideal[j] = ideal > 0 ? 1.0 / ideal : 1.0;
     }
     done_.assign(nj, 0);
     arrivals_.clear();
@@ -75,15 +72,11 @@ class WorkerGymScheduler final : public worker::Scheduler {
     waiting_.clear();
     waiting_head_ = 0;
     forced_w_ = forced_p_ = -1;
-    last_t_ = 0;
-    active_ = finished_ = 0;
-    weight_ = flow_ = slow_ = late_ = 0;
+    episode_.restart();
   }
   void init(worker::Sim& sim) override { pending_.assign(sim.n_workers(), 0); }
   void on_job_arrival(worker::Sim& sim, int32_t job) override {
-    account(sim.now());
-    ++active_;
-    weight_ += inv_ideal_[job];
+    episode_.job_arrived(sim.now(), job);
     if (decision == Decision::SendProbes) {
       arrivals_.push_back(job);
       sim.pause();
@@ -97,7 +90,7 @@ class WorkerGymScheduler final : public worker::Scheduler {
   }
   int32_t pick_probe(worker::Sim& sim, int32_t w, bool short_only) override {
     if (w == forced_w_) return forced_p_;
-    if (decision == Decision::PickProbe && !short_only && active_ > 0 && sim.worker(w).qlen >= 2) {
+    if (decision == Decision::PickProbe && !short_only && episode_.active > 0 && sim.worker(w).qlen >= 2) {
       if (!pending_[w]) {
         pending_[w] = 1;
         waiting_.push_back(w);
@@ -111,36 +104,13 @@ class WorkerGymScheduler final : public worker::Scheduler {
     if (!first_copy) return;
     const int32_t job = sim.workload().task_job[sim.att_task(a)];
     if (++done_[job] < sim.n_tasks(job)) return;
-    account(sim.now());
-    --active_;
-    weight_ -= inv_ideal_[job];
-    ++finished_;
     const double d = sim.workload().deadline[job];
-    if (!std::isnan(d) && sim.now() > d + 1e-9) late_ += 1;
+    episode_.job_finished(sim.now(), job, !std::isnan(d) && sim.now() > d + 1e-9);
   }
 
   int64_t n_probes(worker::Sim& sim, int32_t job) const {
     const int64_t want = static_cast<int64_t>(std::ceil(probe_ratio * sim.n_tasks(job) - 1e-9));
     return std::max(want, sim.is_long(job) ? min_probes_long : min_probes);
-  }
-  // Adds the reward accrued up to time t.
-  void account(double t) {
-    const double dt = t - last_t_;
-    if (dt > 0) {
-      flow_ += double(active_) * dt;
-      slow_ += weight_ * dt;
-    }
-    last_t_ = std::max(last_t_, t);
-  }
-  double take_reward(Reward kind) {
-    double r = 0;
-    switch (kind) {
-      case Reward::Flowtime: r = -flow_; break;
-      case Reward::Slowdown: r = -slow_; break;
-      case Reward::Late: r = -late_; break;
-    }
-    flow_ = slow_ = late_ = 0;
-    return r;
   }
 
   // decisions waiting for the agent
@@ -151,19 +121,9 @@ class WorkerGymScheduler final : public worker::Scheduler {
   std::vector<uint8_t> pending_;   // per worker: in waiting_
   int32_t forced_w_ = -1, forced_p_ = -1;  // the pick being applied (kick)
 
-  std::vector<double> inv_ideal_;
+  EpisodeReward episode_;
   std::vector<int32_t> done_, targets_;
-  double last_t_ = 0;
-  int64_t active_ = 0, finished_ = 0;
-  double weight_ = 0, flow_ = 0, slow_ = 0, late_ = 0;
 };
-
-Reward reward_from(const std::string& s) {
-  if (s == "flowtime") return Reward::Flowtime;
-  if (s == "slowdown") return Reward::Slowdown;
-  if (s == "late") return Reward::Late;
-  throw py::value_error("reward must be 'flowtime', 'slowdown' or 'late', got '" + s + "'");
-}
 
 Decision decision_from(const std::string& s) {
   if (s == "send_probes") return Decision::SendProbes;
@@ -227,7 +187,7 @@ class WorkerGym {
   // truncated, info), the observation a dict of fresh arrays, info {"time": now}.
   py::tuple step_observe(int64_t action, double scale) {
     const double r = act(action);
-    const bool terminated = over_ && sched_.finished_ == static_cast<int64_t>(wl_->n_jobs());
+    const bool terminated = over_ && sched_.episode_.finished == static_cast<int64_t>(wl_->n_jobs());
     py::dict info;
     info[key_time_] = now();
     return py::make_tuple(observation(), r * scale, terminated, over_ && !terminated, std::move(info));
@@ -294,7 +254,7 @@ class WorkerGym {
       sched_.forced_w_ = sched_.forced_p_ = -1;
     }
     advance();
-    return sched_.take_reward(reward_);
+    return sched_.episode_.take(reward_);
   }
 
   // Whether a decision is waiting (starting the next job's placement if one arrived).
@@ -323,14 +283,14 @@ class WorkerGym {
     py::gil_scoped_release release;
     for (;;) {
       if (decision_pending()) {
-        sched_.account(sim_->now());
+        sched_.episode_.account(sim_->now());
         observe();
         return;
       }
       if (!sim_->resume()) break;
     }
     over_ = true;
-    sched_.account(sim_->now());
+    sched_.episode_.account(sim_->now());
     job_ = -1;
     std::fill(ctx_.begin(), ctx_.end(), 0.0f);
     std::fill(rows_.begin(), rows_.end(), 0.0f);
@@ -364,7 +324,7 @@ class WorkerGym {
       ctx_[5] = std::isnan(d) ? 0.0f : static_cast<float>(d - now);
       ctx_[6] = std::isnan(d) ? 0.0f : 1.0f;
       ctx_[7] = static_cast<float>(now);
-      ctx_[8] = static_cast<float>(sched_.active_);
+      ctx_[8] = static_cast<float>(sched_.episode_.active);
       ctx_[9] = static_cast<float>(sim.busy_workers());
       // the shown workers: all, or K distinct ones drawn uniformly (Floyd's method), in id order
       int32_t n = 0;
@@ -429,7 +389,7 @@ class WorkerGym {
     ctx_[1] = static_cast<float>(qwork);
     ctx_[2] = static_cast<float>(hidden);
     ctx_[3] = static_cast<float>(now);
-    ctx_[4] = static_cast<float>(sched_.active_);
+    ctx_[4] = static_cast<float>(sched_.episode_.active);
     ctx_[5] = static_cast<float>(sim.busy_workers());
   }
 

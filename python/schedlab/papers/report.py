@@ -48,19 +48,19 @@ def notebook_size() -> str:
 def run(papers=None, size: str = "small", progress: bool = True, ids=None) -> list:
     """Runs every claim of ``papers`` (default all) at ``size``, or only the claims whose id is in
     ``ids``; one Outcome (or Skipped) per claim, in file order."""
-    todo = _claims.load_all(papers)
+    selected = _claims.load_all(papers)
     if ids is not None:
         ids = list(ids)
-        unknown = sorted(set(ids) - {c.id for c in todo})
+        unknown = sorted(set(ids) - {c.id for c in selected})
         if unknown:
             raise ValueError(f"no claim {', '.join(map(repr, unknown))} in the claims of {', '.join(papers or _claims.PAPERS)}")
-        todo = [c for c in todo if c.id in ids]
+        selected = [c for c in selected if c.id in ids]
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(todo), unit="claim")
+        bar = tqdm(total=len(selected), unit="claim")
     out = []
-    for c in todo:
+    for c in selected:
         if bar is not None:
             bar.set_description(f"{c.paper}/{c.id}")
         try:

@@ -94,6 +94,23 @@ def _span(path, lineno, start, end, negative_spans):
     return span
 
 
+def _block_spans(start, end, kept, negative_spans):
+    """The block readers' :func:`_span`: (span, kept rows) of a block, negative spans of kept rows
+    clamped or dropped as ``negative_spans`` says; None for "raise" (the line-by-line reading
+    names the line)."""
+    with np.errstate(over="ignore"):  # (an overflow to inf is named by _build's check of spans)
+        span = end - start
+    negative = kept & (span < 0)
+    if negative.any():
+        if negative_spans == "raise":
+            return None
+        if negative_spans == "drop":
+            kept = kept & ~negative
+        else:
+            span = np.where(negative, 0.0, span)
+    return span, kept
+
+
 def _tasks_per_row(path, rows, instances, max_instances_per_task):
     """schedlab tasks per trace task (row): 1, or its instances (at least 1, at most the cap);
     checked against the engines' limit first, in floating point (a count may be absurd)."""
@@ -224,16 +241,10 @@ def _parse_2017_blocks(data, keep, negative_spans):
     codes = status.indices.to_numpy()
     line = first_line + np.arange(len(codes), dtype=np.int64)
     kept = np.ones(len(codes), bool) if keep is None else np.isin(codes, [k for k, v in enumerate(labels) if v in keep])
-    with np.errstate(over="ignore"):  # (an overflow to inf is named by _build's check of spans)
-        span = finish - create
-    negative = kept & (span < 0)
-    if negative.any():
-        if negative_spans == "raise":
-            return None
-        if negative_spans == "drop":
-            kept &= ~negative
-        else:
-            span = np.where(negative, 0.0, span)
+    spans = _block_spans(create, finish, kept, negative_spans)
+    if spans is None:
+        return None
+    span, kept = spans
     return pd.DataFrame({"job": cols["job_id"][kept], "start": create[kept], "span": span[kept],
                          "n_inst": ni[kept], "line": line[kept]})
 
@@ -438,16 +449,10 @@ def _parse_2018_blocks(data, keep, negative_spans):
     st_codes, st_values = enc["status"]
     kept = np.ones(len(tcode), bool) if keep is None else np.isin(
         st_codes, [k for k, v in enumerate(st_values.to_pylist()) if v in keep])
-    with np.errstate(over="ignore"):  # (an overflow to inf is named by _build's check of spans)
-        span = en - st
-    negative = kept & (span < 0)
-    if negative.any():
-        if negative_spans == "raise":
-            return None
-        if negative_spans == "drop":
-            kept &= ~negative
-        else:
-            span = np.where(negative, 0.0, span)
+    spans = _block_spans(st, en, kept, negative_spans)
+    if spans is None:
+        return None
+    span, kept = spans
     rows = np.flatnonzero(kept)
     # edges among the kept rows: (child, parent) of one job, the parent's number among the child's deps
     kdag = rows[dagged[rows]]
