@@ -1,6 +1,7 @@
 """``schedlab reproduce [PAPER ...] [--size small|full] --out DIR``: reruns the papers' claims
 (schedlab.papers.claims, the same experiment functions the notebooks and the claim tests call)
-and writes one report, Markdown and HTML with a figure per claim (schedlab.papers.report)."""
+and writes one report, Markdown and HTML with a figure per claim (schedlab.papers.report). A
+report already in --out keeps the sections of the papers not rerun (unless --fresh)."""
 from __future__ import annotations
 
 import sys
@@ -12,8 +13,10 @@ def cmd_reproduce(args) -> int:
     for p in papers:
         if p not in claims.PAPERS:
             raise ValueError(f"unknown paper {p!r}; choose from {', '.join(claims.PAPERS)}")
-    command = "schedlab reproduce " + " ".join(args.paper or []) + f" --size {args.size} --out {args.out}"
-    outcomes = report.reproduce(papers, args.size, args.out, progress=not args.quiet, command=" ".join(command.split()))
+    command = ("schedlab reproduce " + " ".join(args.paper or []) + f" --size {args.size} --out {args.out}"
+               + (" --fresh" if args.fresh else ""))
+    outcomes = report.reproduce(papers, args.size, args.out, progress=not args.quiet, command=" ".join(command.split()),
+                                merge=not args.fresh)
     for o in outcomes:
         mark = "" if getattr(o, "as_recorded", True) else "   (recorded: " + o.claim.recorded(args.size) + ")"
         print(f"{o.claim.paper:9s} {o.claim.id:28s} {o.verdict}{mark}")
@@ -27,6 +30,9 @@ def add_command(subparsers):
     p.add_argument("--size", choices=("small", "full"), default="small",
                    help="small: the CI size (a few minutes); full: the report's size")
     p.add_argument("--out", required=True, help="folder for README.md, index.html and figures/")
+    p.add_argument("--fresh", action="store_true",
+                   help="write the report anew; by default the papers rerun replace their sections of the report "
+                        "already in --out and the other papers' sections are kept")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_reproduce)
     return p
