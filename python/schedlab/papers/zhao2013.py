@@ -243,3 +243,95 @@ def claim_eas_highest_map_throughput(size="small"):
 
 def claim_eas_highest_reduce_throughput(size="small"):
     return _eas_highest(size, "reduce_throughput", "reduce-machine throughput")
+
+
+def _per_seed(size, column):
+    """{seed: strategies x replication factors table of ``column``} of the claims' runs."""
+    t = _eas_runs(size)
+    return {s: g.pivot_table(index="replication", columns="strategy", values=column) for s, g in t.groupby("seed")}
+
+
+def _strategy_frame(size, column, scale=1.0):
+    frame = _eas_runs(size).groupby(["strategy", "seed"])[column].mean().reset_index()
+    frame.columns = ["label", "seed", "value"]
+    frame["value"] *= scale
+    return frame
+
+
+def claim_be_locality_rises(size="small"):
+    """Fig. 3 (§5.3): the best-effort strategies' node-local fraction rises with the replication
+    factor; value: the smallest rise, in percentage points, between two consecutive replication
+    factors measured, over FIFO-BE and HFS-BE (per seed)."""
+    per = _per_seed(size, "locality")
+    vals, steps = [], {}
+    for seed, p in per.items():
+        d = 100.0 * p[["FIFO-BE", "HFS-BE"]].diff().dropna()
+        vals.append(float(d.min().min()))
+        for r, row in d.iterrows():
+            steps.setdefault(int(r), []).append(float(row.min()))
+    loc = {s: round(100.0 * _eas_runs(size).query("strategy == @s").groupby("replication")["locality"].mean(), 1).to_dict()
+           for s in ("FIFO-BE", "HFS-BE")}
+    return Measured(vals, _strategy_frame(size, "locality", 100.0),
+                    note=f"node-local maps (%) per replication factor, mean over seeds: {loc}; EAS and the strict "
+                         "strategies are 100 % node-local by construction (not a result)",
+                    ylabel="node-local maps (%), mean over replication factors")
+
+
+def claim_eas_balance_like_best_effort(size="small"):
+    """Fig. 4 (§5.4): EAS, FIFO-BE and HFS-BE balance the map machines' load much better than
+    FIFO-S and HFS-S, EAS "nearly the same" as best effort; value: the smallest margin, over
+    replication factors, of EAS's load-balance value below the better strict strategy's (% of
+    the strict one's; lower values are better balanced)."""
+    per = _per_seed(size, "load_balance")
+    vals, by_r = [], {}
+    for seed, p in per.items():
+        strict = p[["FIFO-S", "HFS-S"]].min(axis=1)
+        m = 100.0 * (strict - p["EAS"]) / strict
+        vals.append(float(m.min()))
+        for r, v in m.items():
+            by_r.setdefault(int(r), []).append(float(v))
+    t = _eas_runs(size)
+    norm = t.assign(value=t["load_balance"] / t.groupby(["seed", "replication"])["load_balance"].transform("max"))
+    frame = norm.groupby(["strategy", "seed"])["value"].mean().reset_index().rename(columns={"strategy": "label"})
+    return Measured(vals, frame,
+                    note="EAS's load-balance value below the better strict strategy's, % per replication factor "
+                         f"(mean over seeds): { {r: round(sum(v) / len(v), 1) for r, v in by_r.items()} }",
+                    ylabel="load-balance value / the worst at its replication factor")
+
+
+def claim_strict_overtakes_be_map_throughput(size="small"):
+    """Fig. 5 (§5.5): at replication 1 the best-effort strategies have the higher map-machine
+    throughput, at replication 7 the strict ones; value: the smaller of the two margins (MB/s):
+    min over the BE/S pairs of (BE - S) at the lowest replication factor and (S - BE) at the
+    highest."""
+    per = _per_seed(size, "map_throughput")
+    vals, parts = [], []
+    for seed, p in per.items():
+        lo, hi = p.index.min(), p.index.max()
+        low = min(p.loc[lo, "FIFO-BE"] - p.loc[lo, "FIFO-S"], p.loc[lo, "HFS-BE"] - p.loc[lo, "HFS-S"])
+        high = min(p.loc[hi, "FIFO-S"] - p.loc[hi, "FIFO-BE"], p.loc[hi, "HFS-S"] - p.loc[hi, "HFS-BE"])
+        vals.append(float(min(low, high)))
+        parts.append((low, high))
+    n = len(parts)
+    return Measured(vals, _strategy_frame(size, "map_throughput"),
+                    note=f"BE minus S at the lowest replication factor {sum(a for a, _ in parts) / n:.1f} MB/s, S minus BE at "
+                         f"the highest {sum(b for _, b in parts) / n:.1f} MB/s (means over seeds, the smaller pair each)",
+                    ylabel="map-machine throughput (MB/s), mean over replication factors")
+
+
+def claim_strict_flowtime_drops_most(size="small"):
+    """Fig. 7 (§6.3): replication shortens the strict strategies' total flowtime most; value: the
+    smaller drop (%, lowest to highest replication factor) of FIFO-S and HFS-S minus the largest
+    drop of EAS, FIFO-BE and HFS-BE (percentage points)."""
+    per = _per_seed(size, "total_flowtime")
+    vals, drops = [], {}
+    for seed, p in per.items():
+        d = 100.0 * (1 - p.loc[p.index.max()] / p.loc[p.index.min()])
+        vals.append(float(d[["FIFO-S", "HFS-S"]].min() - d[["EAS", "FIFO-BE", "HFS-BE"]].max()))
+        for s, v in d.items():
+            drops.setdefault(s, []).append(float(v))
+    frame = pd.DataFrame([(s, i, v) for s, vs in drops.items() for i, v in enumerate(vs)], columns=["label", "seed", "value"])
+    return Measured(vals, frame,
+                    note="total flowtime drop from the lowest to the highest replication factor, % (mean over seeds): "
+                         + ", ".join(f"{s} {sum(v) / len(v):.1f}" for s, v in drops.items()),
+                    ylabel="flowtime drop with replication (%)")

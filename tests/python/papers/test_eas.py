@@ -236,24 +236,16 @@ def notebook(tmp_path_factory):
 
 
 def test_notebook_shows_the_claims_as_recorded(notebook):
-    """The claims of Figs. 5-7 (EAS below FIFO-BE in total flowtime at every replication factor:
-    reproduced; EAS the lowest of all: not reproduced, HFS-S is lower; EAS the highest map and
-    reduce throughput: not reproduced), judged by the interval rule of claims/zhao2013.toml."""
-    ids = ["eas_below_fifo_be", "eas_lowest_flowtime", "eas_highest_map_throughput", "eas_highest_reduce_throughput"]
+    """Every claim of claims/zhao2013.toml, judged by its interval rule, printed by the notebook
+    with the verdict recorded for the small size: Figs. 5-7 (EAS below FIFO-BE in total flowtime
+    at every replication factor: reproduced; EAS the lowest of all, the highest map and reduce
+    throughput: not reproduced) and Figs. 3-4 (best-effort locality rising: reproduced at
+    replication 1, 4, 7; EAS balanced like best effort: not reproduced; the strict strategies
+    overtaking best effort in map throughput: not reproduced; their flowtime dropping most:
+    reproduced). The notebook computes none of these itself."""
+    from schedlab.papers import claims
+
+    ids = [c.id for c in claims.load("zhao2013")]
     seen = assert_claims_as_recorded(notebook[0], "zhao2013", ids)
     assert set(seen) == {f"zhao2013/{c}" for c in ids}
-
-
-def test_notebook_best_effort_locality(notebook):
-    """Zhao et al. 2013, §6.3, Fig. 3 (not a claim of the claims file): best-effort locality below
-    100 % and rising with replication. (EAS and the strict strategies are 100 % node-local by
-    construction: test_strict_locality_hand_checked checks the mechanism, it is not a result.)"""
-    runs = notebook[1]
-    m = runs.groupby(["replication", "strategy"]).mean(numeric_only=True)
-    reps = sorted(runs["replication"].unique())
-    assert reps == [1, 4, 7]
-    for r in reps:
-        for s in ("FIFO-BE", "HFS-BE"):
-            assert m.loc[(r, s), "locality"] < 1.0
-    for s in ("FIFO-BE", "HFS-BE"):
-        assert m.loc[(1, s), "locality"] < m.loc[(4, s), "locality"] < m.loc[(7, s), "locality"]
+    assert sorted(notebook[1]["replication"].unique()) == [1, 4, 7]
