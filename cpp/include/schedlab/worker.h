@@ -237,6 +237,7 @@ class Sim {
   // closes the windows of an idle span before the next arrival without events; returns the
   // time of the next window to queue
   double idle_windows(double next);
+  [[noreturn]] void throw_never_finish() const;
   int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
   void free_probe(int32_t p);
   void append(int32_t w, int32_t p, double acc = 0.0);

@@ -645,9 +645,10 @@ SimResult Sim::collect() { return finish_result(res_, false); }
 
 bool Sim::loop() {
   const size_t nj = wl_.n_jobs();
+  bool limited = false;
   while (!q_.empty() && unfinished_ > 0) {
     const Event e = q_.pop();
-    if (e.time > opt_.time_limit) { now_ = opt_.time_limit; break; }
+    if (e.time > opt_.time_limit) { now_ = opt_.time_limit; limited = true; break; }
     now_ = e.time;
     ++events_;
     poll_interrupt(events_, now_);
@@ -670,12 +671,8 @@ bool Sim::loop() {
       case kTimer: sched_.on_timer(*this, e.a, e.b); break;
       case kWindow:
         close_window();
-        if (q_.empty() && busy_short_ + busy_general_ == 0)
-          // nothing runs, waits in flight or is left to arrive: the windows would go on forever
-          throw std::invalid_argument(
-              "worker engine: " + std::to_string(unfinished_) + " jobs can never finish: at t=" + std::to_string(now_) +
-              " s no task runs, no probe or timer is pending and no job is left to arrive, with tasks never launched "
-              "(the scheduler sent fewer probes than the jobs have tasks, e.g. probe_ratio < 1, or left its probes queued)");
+        // nothing runs, waits in flight or is left to arrive: the windows would go on forever
+        if (q_.empty() && busy_short_ + busy_general_ == 0) throw_never_finish();
         q_.push_ordered(idle_windows(now_ + opt_.window), kRankTimer, kWindow);
         break;
       case kSuspendDone: {
@@ -698,8 +695,17 @@ bool Sim::loop() {
       return true;
     }
   }
+  // without windows (window = 0) the queue runs dry instead: the same jobs that can never finish
+  if (!limited && q_.empty() && unfinished_ > 0) throw_never_finish();
   pause_ = false;
   return false;
+}
+
+void Sim::throw_never_finish() const {
+  throw std::invalid_argument(
+      "worker engine: " + std::to_string(unfinished_) + " jobs can never finish: at t=" + std::to_string(now_) +
+      " s no task runs, no probe or timer is pending and no job is left to arrive, with tasks never launched "
+      "(the scheduler sent fewer probes than the jobs have tasks, e.g. probe_ratio < 1, or left its probes queued)");
 }
 
 // The results of the run so far, from the attempt columns `r` (moved out of res_ by run(), a copy

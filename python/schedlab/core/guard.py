@@ -131,15 +131,52 @@ def _number(options, key, default):
         return float(default)
 
 
+#: periodic timers of the engines (options) and schedulers (parameters) whose count grows with the
+#: simulated span rather than with the workload: ``(engine or "*", name, events, rows)``. ``events``
+#: says over what they cost an event: "busy" (they stop, or the engine jumps idle gaps without
+#: them, while nothing runs or waits), "span" (they fire through idle gaps); ``rows``: each writes
+#: a row of a time series over "span" (idle gaps included), "busy" or None. A value <= 0 is off.
+#: The MapReduce engine's heartbeats (one per node per interval, busy time) are counted apart.
+PERIODIC_OPTIONS = [
+    ("mapreduce", "sample_interval", "busy", "span"),
+    ("worker", "window", "busy", "span"),
+    ("share", "sample_interval", "busy", "span"),
+    ("spark", "revive_interval", "busy", None),
+]
+PERIODIC_PARAMS = [
+    ("fairness_interval", "span", "span"),  # fresh_static, fresh_dynamic: F(T) samples
+    ("window", "span", "span"),             # omo*: monitoring windows
+    ("am_heartbeat", "span", None),         # yarn: ApplicationMaster heartbeats
+    ("preemption_interval", "busy", None),  # fair: preemption checks
+]
+
+
+def _defaults(engine):
+    from .catalogue import _engines
+    try:
+        specs = _engines()[engine]["options"]
+    except KeyError:
+        return {}
+    return {p[0] if isinstance(p, (tuple, list)) else p["name"]: p[2] if isinstance(p, (tuple, list)) else p["default"]
+            for p in specs}
+
+
 def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dict:
     """Estimates a simulation's memory (bytes) and events before it runs, from the cluster, the
-    workload and the options: ``{"memory", "events", "span", "heartbeats", "samples",
-    "probes"}``. The simulated span is taken as the last submission plus the work left if the
-    cluster were kept busy, plus the longest task and shuffle copy (capped by ``time_limit``); periodic events
-    (heartbeats, samples, windows) are counted over that span. It is an estimate of the usual
-    case, meant to catch runs that are out of reach by orders of magnitude."""
+    workload, the options (the engine's defaults where not given) and the scheduler's parameters:
+    ``{"memory", "events", "span", "busy", "heartbeats", "samples", "probes", "attempts"}``.
+
+    The simulated span is taken as the last submission plus the work left if the cluster were kept
+    busy, plus the longest task and shuffle copy (capped by ``time_limit``); the busy time, during
+    which tasks run or wait, as the sum over jobs of the longer of the job's work spread over the
+    cluster and its longest map plus its longest reduce (capped by the span). Periodic events
+    (heartbeats, samples, windows, scheduler timers, :data:`PERIODIC_OPTIONS` and
+    :data:`PERIODIC_PARAMS`) are counted over the busy time or the span, whichever they fire
+    through, and the rows they write over the span (idle gaps write rows without events). It is an
+    estimate of the usual case, meant to catch runs that are out of reach by orders of magnitude."""
     import numpy as np
 
+    options = {**_defaults(engine), **options}
     j, t = workload.native().columns()
     n_tasks = float(len(t["work"]))
     n_jobs = float(len(j["submit_time"]))
@@ -148,56 +185,90 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     work = np.asarray(t["work"], dtype=np.float64)
     submit = np.asarray(j["submit_time"], dtype=np.float64)
     speed = float(cols["speed"].max())
-    if engine == "worker":
+    if engine in ("worker", "spark"):
         slots = float(cols["slots"].sum())
     elif engine == "share":
         slots = float(cols["vcores"].sum())
     else:
         slots = float(cols["map_slots"].sum() + cols["reduce_slots"].sum())
+    copy = np.zeros(len(work))
+    if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
+        # a reduce copies its input at network_bandwidth before it computes
+        stage = np.asarray(t["stage"])
+        with np.errstate(over="ignore", invalid="ignore"):
+            copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / _number(
+                options, "network_bandwidth", 1.25e8)
     with np.errstate(over="ignore", invalid="ignore"):
         total = float(work.sum()) / speed
-        span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed
-    if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
-        # a reduce copies its input at network_bandwidth before it computes: the longest copy
-        stage = np.asarray(t["stage"])
-        inputs = np.asarray(t["input_bytes"], dtype=np.float64)[stage == 1]
-        if len(inputs):
-            with np.errstate(over="ignore", invalid="ignore"):
-                span += float(inputs.max()) / _number(options, "network_bandwidth", 1.25e8)
+        span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed + float(copy.max())
+        # per job: its work over the cluster, or its longest task of each stage (maps, then reduces)
+        begin = np.asarray(j["task_begin"], dtype=np.int64)
+        counts = np.diff(begin)
+        job_of = np.repeat(np.arange(len(counts)), counts)
+        stage = np.asarray(t["stage"], dtype=np.int64) if "stage" in t else np.zeros(len(work), dtype=np.int64)
+        longest = np.zeros((len(counts), 2))
+        np.maximum.at(longest, (job_of, np.minimum(stage, 1)), work / speed + copy)
+        per_job = np.maximum(np.bincount(job_of, work, minlength=len(counts)) / speed / max(slots, 1.0),
+                             longest.sum(axis=1))
+        busy = float(per_job.sum())
     time_limit = _number(options, "time_limit", float("inf"))
     if time_limit > 0:
         span = min(span, time_limit)
-    events = 4.0 * n_tasks + 2.0 * n_jobs
-    memory = nodes * RUN_BYTES_PER_NODE + n_tasks * RUN_BYTES_PER_TASK
+    busy = min(busy, span)
+    attempts = n_tasks
+    if engine == "spark":
+        # spark.task.maxFailures attempts at most, each failing with task_failure_probability
+        p = min(max(_number(options, "task_failure_probability", 0), 0.0), 1.0)
+        mf = max(_number(options, "max_failures", 4), 1.0)
+        attempts = n_tasks * (mf if p >= 1 else (1.0 - p ** mf) / (1.0 - p))
+    events = 4.0 * attempts + 2.0 * n_jobs
+    memory = nodes * RUN_BYTES_PER_NODE + attempts * RUN_BYTES_PER_TASK
     heartbeats = samples = probes = 0.0
+
+    def periodic(interval, events_over, rows_over):
+        nonlocal events, samples
+        if not interval > 0:
+            return
+        length = {"span": span, "busy": busy, None: 0.0}
+        with np.errstate(over="ignore", invalid="ignore"):
+            events += length[events_over] / interval
+            samples += length[rows_over] / interval
+
     if engine == "mapreduce":
         hb = _number(options, "heartbeat_interval", -1)
         if hb < 0:  # Hadoop 1: 1 s per 100 nodes, at least 0.3 s (engine's default)
             hb = max(1.0 * np.ceil(nodes / 100.0), 0.3)
-        heartbeats = nodes * span / hb if hb > 0 else float("inf")
-        si = _number(options, "sample_interval", 0)
-        if si > 0:
-            samples = span / si
+        heartbeats = nodes * busy / hb if hb > 0 else float("inf")
+        events += heartbeats
     elif engine == "worker":
         memory += slots * RUN_BYTES_PER_WORKER
-        window = _number(options, "window", 60)
-        if window > 0:
-            samples = span / window
         ratio = _number(params, "probe_ratio", 2)
         min_probes = _number(params, "min_probes", 1)
-        per_job = np.diff(np.asarray(j["task_begin"], dtype=np.float64))
-        probes = float(np.maximum(per_job * ratio, min_probes).sum())
+        probes = float(np.maximum(np.ceil(counts * ratio), min_probes).sum())
         memory += probes * RUN_BYTES_PER_PROBE
         events += 2.0 * probes
-    elif engine == "share":
-        si = _number(options, "sample_interval", 0)
-        if si > 0:
-            users = float(len(np.unique(np.asarray(j["user"])))) if len(j["user"]) else 1.0
-            samples = span / si * users
-    events += heartbeats + samples
+    elif engine == "spark":
+        if options.get("speculation"):
+            periodic(_number(options, "speculation_interval", 0.1), "busy", None)
+        if options.get("dynamic_allocation"):
+            periodic(_number(options, "allocation_interval", 0.1), "span", None)
+    for eng, name, events_over, rows_over in PERIODIC_OPTIONS:
+        if eng == engine:
+            periodic(_number(options, name, 0), events_over, rows_over)
+    si = _number(options, "sample_interval", 0)
+    if engine == "share" and si > 0 and n_jobs:
+        # a row per sample and user with tasks running or waiting: a user is active about as long
+        # as its jobs run, all users at most all the busy time
+        users = float(len(np.unique(np.asarray(j["user"]))))
+        with np.errstate(over="ignore", invalid="ignore"):
+            samples += min(users * busy, float(per_job.sum())) / si
+    for name, events_over, rows_over in PERIODIC_PARAMS:
+        if name in params and engine == "mapreduce":
+            periodic(_number(params, name, 0), events_over, rows_over)
+    events += samples
     memory += samples * RUN_BYTES_PER_SAMPLE
-    return {"memory": memory, "events": events, "span": span, "heartbeats": heartbeats, "samples": samples,
-            "probes": probes, "slots": slots}
+    return {"memory": memory, "events": events, "span": span, "busy": busy, "heartbeats": heartbeats,
+            "samples": samples, "probes": probes, "attempts": attempts, "slots": slots}
 
 
 def check_run(cluster, workload, engine: str, options: dict, params: dict, *, max_memory=None, max_events=None):
@@ -208,7 +279,8 @@ def check_run(cluster, workload, engine: str, options: dict, params: dict, *, ma
     what = (f"this simulation ({engine} engine, {cluster.n_nodes} nodes{slots}, {workload.n_tasks} tasks, "
             f"simulated span about {e['span']:.3g} s")
     parts = [f"{e['heartbeats']:.3g} heartbeats"] if e["heartbeats"] else []
-    parts += [f"{e['samples']:.3g} samples"] if e["samples"] else []
+    parts += [f"{e['samples']:.3g} {'windows and samples' if engine == 'worker' else 'samples'}"] if e["samples"] else []
+    parts += [f"{e['attempts']:.3g} attempts"] if e["attempts"] > workload.n_tasks else []
     parts += [f"{e['probes']:.3g} probes"] if e["probes"] else []
     what += (", " + ", ".join(parts) if parts else "") + ")"
     remedy = "lower the cluster, workload or option that drives it, or raise max_memory / max_events"

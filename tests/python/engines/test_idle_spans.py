@@ -7,6 +7,7 @@ schedule, with one event more per window or sample of the span."""
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
+import pytest
 
 import schedlab as sl
 from schedlab.schedulers.base import FifoInPython
@@ -100,3 +101,17 @@ def test_worker_run_that_can_never_finish_is_refused_not_windowed_forever():
             assert "1 jobs can never finish" in str(e) and "probe_ratio" in str(e)
         else:  # a scheduler that binds every task late finishes
             assert r.jobs["finish_time"].notna().all()
+
+
+def test_worker_run_that_can_never_finish_without_windows_is_refused():
+    # with window = 0 no window event keeps the queue going: the queue runs dry with tasks never
+    # launched. Before, the run ended silently with NaN finish times
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 0], "work": [5.0, 5.0, 5.0]})
+    wl = sl.Workload.from_frames(jobs, tasks)
+    sched = sl.schedulers.get("sparrow", probe_ratio=0.5, min_probes=1)
+    with pytest.raises(ValueError, match=r"worker engine: 1 jobs can never finish: at t=5\.0015\d* s no task runs"):
+        sl.simulate(sl.engines.worker.cluster(4), wl, sched, window=0)
+    # a time limit is another matter: the run stops there, unfinished jobs get NaN
+    r = sl.simulate(sl.engines.worker.cluster(4), wl, sched, window=0, time_limit=3.0)
+    assert r.jobs["finish_time"].isna().all()

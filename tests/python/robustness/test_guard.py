@@ -84,12 +84,54 @@ def test_max_events_and_max_memory_options():
     pd.testing.assert_frame_equal(a.tasks, b.tasks)
 
 
-def test_estimate_counts_heartbeats_over_the_span():
+def test_estimate_counts_heartbeats_over_the_busy_time():
     e = guard.estimate(MR, workload(work=100.0), "mapreduce", {"heartbeat_interval": 0.5}, {})
     # span: last submission 0 + 103 s of work over 30 slots + the longest task (100 s)
     assert e["span"] == pytest.approx(100 + 103 / 30)
-    assert e["heartbeats"] == pytest.approx(10 * e["span"] / 0.5)
+    # busy: job 1's longest task (1 s, more than its 3 s of work over 30 slots) + job 2's (100 s)
+    assert e["busy"] == pytest.approx(101)
+    assert e["heartbeats"] == pytest.approx(10 * 101 / 0.5)
     assert guard.estimate(MR, workload(work=100.0), "mapreduce", {"time_limit": 10.0}, {})["span"] == 10.0
+    # the heartbeats stop while the cluster is idle: a job 68 years later adds its own busy time only
+    late = guard.estimate(MR, workload(submit=2.0**31), "mapreduce", {"heartbeat_interval": 0.5}, {})
+    assert late["span"] > 2**31 and late["busy"] == pytest.approx(2) and late["heartbeats"] == pytest.approx(40)
+    sl.simulate(MR, workload(submit=2.0**31), "fifo", heartbeat_interval=0.5, max_events=1e4)
+
+
+LATER = 2.0**31  # a job submitted 68 years after the first
+
+
+@pytest.mark.parametrize("cluster,scheduler,options,rows", [
+    (WORKERS, "sparrow", {}, r"3\.58e\+07 windows and samples"),              # window 60 s (the default)
+    (MR, "fifo", {"sample_interval": 60.0}, r"3\.58e\+07 samples"),
+    (sl.Cluster(4, vcores=4), "drf", {}, r"[24]\.\d+e\+09 samples"),          # sample_interval 1 s (the default)
+    (MR, sl.schedulers.get("fresh_static", fairness_interval=60.0), {}, r"3\.58e\+07 samples"),
+    (MR, sl.schedulers.get("omo", window=60.0), {}, r"3\.58e\+07 samples"),
+])
+def test_rows_of_idle_spans_are_counted(cluster, scheduler, options, rows):
+    # the engines jump the idle gap without events, but write a row per window or sample of it:
+    # before, a worker job at 2^31 s wrote 35.8 M rows (9 s, 1.7 GB) whatever the limit
+    with pytest.raises(ResourceError, match=r"simulated span about 2\.15e\+09 s, .*" + rows + r".* needs about .* "
+                                            r"of memory, more than the 1 GiB limit \(max_memory\)"):
+        sl.simulate(cluster, workload(submit=LATER), scheduler, max_memory=2**30, **options)
+
+
+def test_scheduler_timers_through_idle_gaps_are_counted():
+    # yarn's ApplicationMaster heartbeat fires through idle gaps: 2^31 events at 1 s
+    with pytest.raises(ResourceError, match=r"needs about 2\.1\de\+09 events, more than the 1e\+09 limit"):
+        sl.simulate(MR, workload(submit=LATER), "yarn", max_events=1e9)
+    e = guard.estimate(MR, workload(submit=1e6), "mapreduce", {}, {"am_heartbeat": 0.01})
+    assert e["events"] > 1e8
+
+
+def test_spark_attempts_of_failing_tasks_are_counted():
+    # each attempt fails with probability 1 - 1e-6, up to max_failures times: before, 2.1e8 events
+    # (9.5 s) on 120 tasks went unnoticed by the guard
+    cluster = sl.Cluster(3, slots=2)
+    with pytest.raises(ResourceError, match=r"2\.53e\+06 attempts\) needs about .* events, more than the 1e\+06 limit"):
+        sl.simulate(cluster, workload(), "spark_fifo", max_failures=10**6, task_failure_probability=0.999999,
+                    max_events=1e6)
+    assert guard.estimate(cluster, workload(), "spark", {}, {})["attempts"] == 4
 
 
 def test_python_schedulers_are_guarded_too():
