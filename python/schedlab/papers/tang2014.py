@@ -298,3 +298,133 @@ def claim_dynamicmr_vs_best_static_single(size="small"):
 
 def claim_dynamicmr_vs_best_static_batches(size="small"):
     return _fig9_claim(size, "batch")
+
+
+# Slot PreScheduling (Figs. 7-8), DynamicMR on FIFO (Fig. 10) and PI- against PD-DHSA: the runs and claims
+#: The PreScheduling runs by size: Sort with 16, 32 and 160 maps over ``seeds`` (Fig. 7), and single
+#: jobs of 32 maps of Fig. 9's benchmarks (Fig. 8, seed 0).
+PRESCHEDULING = {"small": {"seeds": (0, 1, 2)}, "full": {"seeds": tuple(range(10))}}
+
+
+@functools.lru_cache(maxsize=None)
+def _prescheduling(size):
+    from ..core.catalogue import get
+    from ..workloads.datasets import load
+    pre = get("dynamicmr", dhsa="none")          # Fair (delay scheduling) + Slot PreScheduling, no DHSA
+    rows = []
+    for maps in (16, 32, 160):
+        for seed in PRESCHEDULING[size]["seeds"]:
+            w = load("dynamicmr_single", benchmark="sort", maps=maps, seed=seed)
+            a = simulate(dynamicmr_cluster(6, 6), w, "fair", seed=seed).summary()
+            b = simulate(dynamicmr_cluster(6, 6), w, pre, seed=seed).summary()
+            rows.append({"experiment": "locality", "workload": f"sort {maps} maps", "maps": maps, "seed": seed,
+                         "locality_fair": a["locality_node"], "locality_presched": b["locality_node"],
+                         "makespan_fair": a["makespan"], "makespan_presched": b["makespan"]})
+    for bench in FIG9[size]["benchmarks"] or benchmarks():
+        w = load("dynamicmr_single", benchmark=bench, maps=32, seed=0)
+        a = simulate(dynamicmr_cluster(6, 6), w, "fair").summary()
+        b = simulate(dynamicmr_cluster(6, 6), w, pre).summary()
+        rows.append({"experiment": "performance", "workload": bench, "maps": 32, "seed": 0,
+                     "locality_fair": a["locality_node"], "locality_presched": b["locality_node"],
+                     "makespan_fair": a["makespan"], "makespan_presched": b["makespan"]})
+    t = pd.DataFrame(rows)
+    t["locality_gain_points"] = 100 * (t["locality_presched"] - t["locality_fair"])
+    t["improvement_%"] = [speedup(a, b) for a, b in zip(t["makespan_fair"], t["makespan_presched"])]
+    return t
+
+
+def prescheduling_table(size="small") -> pd.DataFrame:
+    """Slot PreScheduling's runs (Fair with delay scheduling, with and without PreScheduling, 6 + 6
+    slots per node): ``experiment`` "locality" (Fig. 7: Sort with 16, 32 and 160 maps, seeds 0-2 at
+    size "small", 0-9 at "full") and "performance" (Fig. 8: single jobs of 32 maps of Fig. 9's
+    benchmarks, seed 0); node-local fractions, makespans, the locality gain in points and the
+    improvement (speedup, %)."""
+    return _prescheduling(size).copy()
+
+
+def claim_prescheduling_locality(size="small"):
+    """Fig. 7: PreScheduling raises node locality of Sort jobs of 16, 32 and 160 maps; value: the
+    smallest gain over the three job sizes (points), per seed."""
+    t = _prescheduling(size)
+    t = t[t["experiment"] == "locality"]
+    per = t.groupby("maps")[["locality_fair", "locality_presched"]].mean().mul(100).round(1)
+    frame = t[["workload", "seed", "locality_gain_points"]].rename(columns={"workload": "label", "locality_gain_points": "value"})
+    return Measured(list(t.groupby("seed")["locality_gain_points"].min()), frame.reset_index(drop=True),
+                    note="node-local maps (%) without -> with PreScheduling, mean over seeds: "
+                         + ", ".join(f"{m} maps {r['locality_fair']} -> {r['locality_presched']}" for m, r in per.iterrows()),
+                    ylabel="locality gain (points)")
+
+
+def claim_prescheduling_performance(size="small"):
+    """Fig. 8: PreScheduling shortens single jobs by 1-9 %; value: the smallest improvement
+    (speedup, %) over the benchmarks (one seed)."""
+    t = _prescheduling(size)
+    t = t[t["experiment"] == "performance"]
+    frame = t[["workload", "seed", "improvement_%"]].rename(columns={"workload": "label", "improvement_%": "value"})
+    return Measured([float(t["improvement_%"].min())], frame.reset_index(drop=True),
+                    note="improvement of single jobs of 32 maps, % per benchmark: "
+                         + ", ".join(f"{b} {v:.1f}" for b, v in zip(t["workload"], t["improvement_%"])),
+                    ylabel="improvement with PreScheduling (%)")
+
+
+def claim_pi_pd_alike(size="small"):
+    """§IV: PI-DHSA and PD-DHSA perform "fundamentally the same"; value: the largest difference of
+    PD-DHSA's makespan from PI-DHSA's (|PD / PI - 1|, %) over Fig. 9's workloads, per seed."""
+    t = _fig9(size).copy()
+    t["diff_%"] = 100 * (t["pd_dhsa"] / t["pi_dhsa"] - 1)
+    frame = t[["workload", "seed", "diff_%"]].rename(columns={"workload": "label", "diff_%": "value"})
+    return Measured(list(t.groupby("seed")["diff_%"].apply(lambda d: d.abs().max())), frame.reset_index(drop=True),
+                    note=f"PD-DHSA's makespan against PI-DHSA's, % per workload (mean over seeds): "
+                         f"{t.groupby('workload', sort=False)['diff_%'].mean().round(1).to_dict()}",
+                    ylabel="PD-DHSA / PI-DHSA - 1 (%)")
+
+
+@functools.lru_cache(maxsize=None)
+def _fig10(size):
+    from ..core.catalogue import get
+    from ..engines.mapreduce import best_static_split
+    from ..workloads.datasets import load
+    fifo_dmr = get("dynamicmr", base="fifo")
+    f = FIG9[size]
+    todo = [("single", b, 0, load("dynamicmr_single", benchmark=b, seed=0)) for b in f["benchmarks"] or benchmarks()]
+    todo += [("batch", f"{n} jobs", s, load("dynamicmr_batch", jobs=n, seed=s)) for n in f["batches"] for s in f["batch_seeds"]]
+    rows = []
+    for experiment, name, seed, w in todo:
+        best = best_static_split(dynamicmr_cluster, w, "fifo", seed=seed)
+        row = {"experiment": experiment, "workload": name, "seed": seed,
+               "fifo_best_split": f"{best['map_slots']}+{best['reduce_slots']}", "fifo_best": best["value"],
+               "fifo_6+6": simulate(dynamicmr_cluster(6, 6), w, "fifo", seed=seed).summary()["makespan"],
+               "dynamicmr_fifo": simulate(dynamicmr_cluster(6, 6), w, fifo_dmr, seed=seed).summary()["makespan"]}
+        row["speedup_%"] = speedup(row["fifo_best"], row["dynamicmr_fifo"])
+        row["speedup_vs_6+6_%"] = speedup(row["fifo_6+6"], row["dynamicmr_fifo"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fig10_table(size="small") -> pd.DataFrame:
+    """Fig. 10's runs: DynamicMR on Hadoop's FIFO scheduler (``dynamicmr`` with ``base="fifo"``,
+    6 + 6 slots) against ``fifo`` with its best static split (all eleven tried) and with 6 + 6, on
+    Fig. 9's single jobs (seed 0) and batches (its batch sizes and seeds)."""
+    return _fig10(size).copy()
+
+
+def _fig10_claim(size, experiment):
+    t = _fig10(size)
+    t = t[t["experiment"] == experiment]
+    frame = t[["workload", "seed", "speedup_%"]].rename(columns={"workload": "label", "speedup_%": "value"})
+    return Measured(list(t.groupby("seed")["speedup_%"].min()), frame.reset_index(drop=True),
+                    note="DynamicMR on FIFO against FIFO with its best static split, % per workload (mean over seeds): "
+                         f"{t.groupby('workload', sort=False)['speedup_%'].mean().round(1).to_dict()}; best splits: "
+                         f"{t.groupby('workload', sort=False)['fifo_best_split'].agg(lambda s: '/'.join(s)).to_dict()}",
+                    ylabel="speedup vs FIFO:best static split (%)")
+
+
+def claim_dynamicmr_fifo_single(size="small"):
+    """Fig. 10: DynamicMR is effective on the FIFO scheduler too; value: the smallest speedup over
+    the benchmarks (single jobs) against FIFO with its best static split."""
+    return _fig10_claim(size, "single")
+
+
+def claim_dynamicmr_fifo_batches(size="small"):
+    """Fig. 10, batches: value: the smallest speedup over the batch sizes, per seed."""
+    return _fig10_claim(size, "batch")
