@@ -89,5 +89,7 @@ void bind_gym(pybind11::module_& m);
 void bind_gym_worker(pybind11::module_& m);
 // Defined in harness.cpp: the scheduler harness.
 void bind_harness(pybind11::module_& m);
+// schedlab._core.split_numbers (text.cpp)
+void bind_text(pybind11::module_& m);
 
 }  // namespace schedlab::bindings

@@ -304,4 +304,5 @@ PYBIND11_MODULE(_core, m) {
   schedlab::bindings::bind_gym(m);
   schedlab::bindings::bind_gym_worker(m);
   schedlab::bindings::bind_harness(m);
+  schedlab::bindings::bind_text(m);
 }

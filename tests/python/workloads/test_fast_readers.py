@@ -41,6 +41,45 @@ def test_shared_samples_read_as_line_by_line(monkeypatch, rel, opts):
     same_workload(sl.read_trace(path, **opts), line_by_line(monkeypatch, path, **opts))
 
 
+
+@pytest.mark.parametrize("text", [
+    b"0 2 1.5 1 2\n1 1 3 3\n",
+    b"0 2 1.5 1 2\r\n\r\n1.25\t1 3e0 +3.\r",  # CRLF, a lone CR, tabs, '+', exponents, a point with no decimals
+    b"  0 1 .5 .5 \x0b\x0c\n\n\n2 1 1E-3 0.001",  # vertical tab and form feed are blanks; no final newline
+    b"0 2 1 1 1\n1 1 inf inf\n",  # not plain: NumPy's conversion decides (and the reader falls back)
+    b"0 2 1 1 1\n1 1_0 1 1\n",
+    b"0 2 1 1 1\n1 x 1 1\n",
+    b"0 0x1 1 1\n",
+    b"0 1 - 1\n",
+])
+def test_tr_numbers_split_in_one_pass(tmp_path, monkeypatch, text):
+    """The C++ splitter of .tr files gives NumPy's values bit for bit, or None where a token is
+    not a plain decimal number or a count is not all digits; the reader's result is the
+    line-by-line reading's either way (or the same error)."""
+    split = sl._core.split_numbers(text, 1)
+    rows = [r for r in map(bytes.split, text.splitlines()) if r]
+    plain = all(r[1].isdigit() for r in rows if len(r) > 1)
+    try:
+        want = np.array([t for r in rows for t in r], dtype=np.float64)
+    except ValueError:
+        want = None
+    if split is not None:
+        assert plain and want is not None
+        np.testing.assert_array_equal(split[0].view(np.int64), want.view(np.int64))
+        assert split[1].tolist() == [len(r) for r in rows]
+    else:
+        assert not plain or want is None or not np.isfinite(want).all() or b"_" in text
+    path = tmp_path / "t.tr"
+    path.write_bytes(text)
+    try:
+        got = sl.read_trace(path)
+    except ValueError as e:
+        with pytest.raises(ValueError) as slow:
+            line_by_line(monkeypatch, path)
+        assert str(e) == str(slow.value)
+    else:
+        same_workload(got, line_by_line(monkeypatch, path))
+
 def swim_by_frames(path, block_bytes=64 * 2**20, bytes_per_reduce=2**30, scale=1.0, map_rate=32 * 2**20,
                    reduce_rate=32 * 2**20, task_overhead=2.0, max_tasks_per_job=None):
     """SWIM's task derivation as a task table given to Workload.from_frames (the reader's

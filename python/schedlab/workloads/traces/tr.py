@@ -11,6 +11,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from ... import _core
 from ...core.workload import Workload
 from . import _text
 from ._text import read_bytes
@@ -42,8 +43,7 @@ def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_toler
         durations = np.trunc(durations)
         mean = np.trunc(mean)
     jobs = pd.DataFrame({"job_id": np.arange(len(submit)), "submit_time": submit, "mean_task_duration": mean})
-    tasks = pd.DataFrame({"job_id": np.repeat(np.arange(len(submit)), counts), "work": durations})
-    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+    return Workload.from_job_blocks(jobs, counts, {"work": durations}, name=name or os.path.basename(path), source=path)
 
 
 def _parse_columns(data: bytes, mean_tolerance: float):
@@ -51,17 +51,23 @@ def _parse_columns(data: bytes, mean_tolerance: float):
     Returns (submit, counts, mean, durations), or None if any line needs a closer look (a bad or
     unusual field, a count that does not match, a mean near the tolerance): then the
     line-by-line reading decides, and its error names the line."""
-    rows = [r for r in map(bytes.split, data.splitlines()) if r]
-    if not rows:
-        return None
-    lens = np.fromiter(map(len, rows), np.int64, len(rows))
-    if (lens < 3).any() or not all(r[1].isdigit() for r in rows):
-        return None
-    try:
-        vals = np.array([t for r in rows for t in r], dtype=np.float64)
-    except ValueError:
-        return None
-    starts = np.zeros(len(rows), np.int64)
+    split = _core.split_numbers(data, 1)  # plain decimal numbers, the count field all digits: in one C++ pass
+    if split is not None:
+        vals, lens = split
+        if len(lens) == 0 or (lens < 3).any():
+            return None
+    else:  # some token is not a plain decimal number (e.g. "inf", "1_0"): NumPy's conversion decides
+        rows = [r for r in map(bytes.split, data.splitlines()) if r]
+        if not rows:
+            return None
+        lens = np.fromiter(map(len, rows), np.int64, len(rows))
+        if (lens < 3).any() or not all(r[1].isdigit() for r in rows):
+            return None
+        try:
+            vals = np.array([t for r in rows for t in r], dtype=np.float64)
+        except ValueError:
+            return None
+    starts = np.zeros(len(lens), np.int64)
     np.cumsum(lens[:-1], out=starts[1:])
     with np.errstate(invalid="ignore"):  # (a count past 64 bits: told apart below, by the line-by-line reading)
         counts = vals[starts + 1].astype(np.int64)
@@ -74,7 +80,7 @@ def _parse_columns(data: bytes, mean_tolerance: float):
     if not (np.isfinite(submit).all() and (submit >= 0).all() and np.isfinite(durations).all()
             and (durations >= 0).all() and np.isfinite(mean).all()):
         return None
-    first = np.zeros(len(rows), np.int64)
+    first = np.zeros(len(lens), np.int64)
     np.cumsum(counts[:-1], out=first[1:])
     diff = np.abs(np.add.reduceat(durations, first) / counts - mean)
     if (diff > 0.5 * mean_tolerance * np.maximum(1.0, np.abs(mean))).any():
