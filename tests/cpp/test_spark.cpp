@@ -393,6 +393,97 @@ TEST(Spark, LostMapOutputsRunAgain) {
   EXPECT_EQ(r.counters.at("tasks_resubmitted"), 0);
 }
 
+// Lost map outputs of a finished stage read by a running one (DAGScheduler FetchFailed). Two
+// executors of one core, offers in executor order. Stage 0: maps m0 on executor 0 and m1 on
+// executor 1, [0, 2]. Stage 1 (reads stage 0): r0 on executor 0 and r1 on executor 1 at 2 s,
+// r2 waiting; 4 s each. Executor 1 crashes at 3 s, for good: r1 fails (executor lost) and m1's
+// output is gone. At 6 s r0 ends and r1 runs again on executor 0: its shuffle read fails at once
+// (fetch failure, which does not count towards spark.task.maxFailures). The core it frees is
+// offered before the failure is handled (the backend's makeOffers on StatusUpdate; the task
+// result getter handles the failure after): r2 launches and fails to fetch too. The stage attempt
+// fails, and 200 ms later (6.2 s) stage 0 runs m1 again on executor 0, [6.2, 8.2]; then stage 1's second
+// attempt runs r1 [8.2, 12.2] and r2 [12.2, 16.2]. With the shuffle service m1's output survives:
+// r1 [6, 10], r2 [10, 14]. With spark.stage.maxConsecutiveAttempts = 1 the fetch failure aborts
+// the Spark job.
+TEST(Spark, FetchFailureResubmitsTheParentStage) {
+  Cluster c = executors(2, 1);
+  Workload w = stages({{0, 0, 0, {2, 2}, {}, {}}, {0, 0, 0, {4, 4, 4}, {}, {0}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}, {{"faults", "crash:1:3:inf"}}));
+  ASSERT_EQ(r.att_task.size(), 9u);
+  // attempts in launch order: m0, m1, r0, r1 (lost), r1 (fetch failure), r2 (fetch failure), m1
+  // again, r1, r2
+  const std::vector<int32_t> task = {0, 1, 2, 3, 3, 4, 1, 3, 4};
+  const std::vector<double> start = {0, 0, 2, 2, 6, 6, 6.2, 8.2, 12.2};
+  const std::vector<int32_t> node = {0, 1, 0, 1, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < task.size(); ++i) {
+    EXPECT_EQ(r.att_task[i], task[i]) << i;
+    EXPECT_NEAR(r.att_start[i], start[i], 1e-9) << i;
+    EXPECT_EQ(r.att_node[i], node[i]) << i;
+  }
+  EXPECT_EQ(r.att_status[3], kFailed);
+  EXPECT_DOUBLE_EQ(r.att_finish[3], 3);
+  EXPECT_EQ(r.att_status[4], kFailed);
+  EXPECT_DOUBLE_EQ(r.att_finish[4], 6);
+  EXPECT_EQ(r.att_status[5], kFailed);
+  EXPECT_NEAR(r.job_finish[0], 8.2, 1e-9);
+  EXPECT_NEAR(r.job_finish[1], 16.2, 1e-9);
+  EXPECT_EQ(r.counters.at("map_outputs_lost"), 1);
+  EXPECT_EQ(r.counters.at("fetch_failures"), 2);
+  EXPECT_EQ(r.counters.at("stages_resubmitted"), 2);
+  EXPECT_EQ(r.counters.at("tasks_failed"), 3);
+  EXPECT_EQ(r.counters.at("jobs_failed"), 0);
+  // the timeout is an option; the fetch failure pays the attempt's fixed costs
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"resubmit_timeout", 1}, {"task_launch_overhead", 0.5}},
+                                   {{"faults", "crash:1:3:inf"}}));
+  // r0 [2.5, 7] on executor 0; r1's retry [7, 7.5] and r2 [7.5, 8] fail; m1 again at 8.5
+  EXPECT_DOUBLE_EQ(r.att_start[4], 7);
+  EXPECT_DOUBLE_EQ(r.att_finish[4], 7.5);
+  EXPECT_DOUBLE_EQ(r.att_finish[5], 8);
+  EXPECT_DOUBLE_EQ(r.att_start[6], 8.5);
+  // spark.shuffle.service.enabled: nothing to recompute
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"shuffle_service", 1}}, {{"faults", "crash:1:3:inf"}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 2);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 14);
+  EXPECT_EQ(r.counters.at("fetch_failures"), 0);
+  EXPECT_EQ(r.counters.at("map_outputs_lost"), 0);
+  // spark.stage.maxConsecutiveAttempts = 1: the first fetch failure aborts the job
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"max_consecutive_attempts", 1}}, {{"faults", "crash:1:3:inf"}}));
+  EXPECT_TRUE(std::isnan(r.job_finish[1]));
+  EXPECT_EQ(r.counters.at("jobs_failed"), 1);
+  EXPECT_EQ(r.att_task.size(), 6u);
+  EXPECT_EQ(r.att_status[5], kKilled);
+}
+
+// A stage submitted after its parent's outputs were lost submits the parent again first
+// (getMissingParentStages), without a fetch failure. Two executors of one core. Stage 0: one 1 s
+// map on executor 0; stage 1: one 10 s map on executor 1; stage 2 reads both (1 s). Executor 0
+// crashes at 5 s: stage 0's output is lost. At 10 s stage 1 ends, stage 2 finds stage 0's output
+// missing: stage 0 runs again on executor 1, [10, 11], then stage 2, [11, 12].
+TEST(Spark, LostOutputsOfAFinishedStageBeforeItsChildIsSubmitted) {
+  Cluster c = executors(2, 1);
+  Workload w = stages({{0, 0, 0, {1}, {}, {}}, {0, 0, 0, {10}, {}, {}}, {0, 0, 0, {1}, {}, {0, 1}}});
+  SimResult r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}, {{"faults", "crash:0:5:inf"}}));
+  ASSERT_EQ(r.att_task.size(), 4u);
+  EXPECT_EQ(r.att_task[2], 0);
+  EXPECT_DOUBLE_EQ(r.att_start[2], 10);
+  EXPECT_EQ(r.att_node[2], 1);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 11);
+  EXPECT_DOUBLE_EQ(r.job_finish[2], 12);
+  EXPECT_EQ(r.counters.at("fetch_failures"), 0);
+  EXPECT_EQ(r.counters.at("stages_resubmitted"), 1);
+  // the shuffle service keeps it: stage 2 at 10 s
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"shuffle_service", 1}}, {{"faults", "crash:0:5:inf"}}));
+  EXPECT_DOUBLE_EQ(r.job_finish[2], 11);
+  // without the crash stage 2 runs on executor 0 at 10 s; executor 1 (stage 1's output) crashing
+  // at 10.5 s changes nothing: the running attempt read its input when it started
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}, {{"faults", "crash:1:10.5:inf"}}));
+  EXPECT_EQ(r.att_node[2], 0);
+  EXPECT_DOUBLE_EQ(r.job_finish[2], 11);
+  EXPECT_EQ(r.counters.at("map_outputs_lost"), 1);
+  EXPECT_EQ(r.counters.at("fetch_failures"), 0);
+  EXPECT_EQ(r.counters.at("stages_resubmitted"), 0);
+}
+
 // A task set with nothing to launch is still offered (TaskSchedulerImpl offers every task set in
 // the queue): its delay timer moves past the levels without waiting tasks. Executors 0..2, one
 // core each, offers in order, locality wait 3 s. Job 0: x0 (prefers executor 2, 20 s). Job 1:

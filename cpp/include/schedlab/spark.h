@@ -84,6 +84,8 @@ struct Options {
   double task_failure_probability = 0;      // each attempt fails with this probability (seeded)
   bool shuffle_service = false;             // spark.shuffle.service.enabled: lost executors keep map outputs
   std::string faults;                       // executor crashes: crash:NODE:AT:RESTART_AFTER, mtbf:...
+  int32_t max_consecutive_attempts = 4;     // spark.stage.maxConsecutiveAttempts (fetch failures)
+  double resubmit_timeout = 0.2;            // DAGScheduler.RESUBMIT_TIMEOUT: fetch failure to re-submission
   // visit only the offers that can launch while delay scheduling admits local tasks only (the
   // same schedule; false visits every offer, as Spark does: for tests)
   bool sparse_offers = true;

@@ -4,8 +4,13 @@
 //
 // What is simplified, on purpose:
 //  * one application; task failures are drawn (task_failure_probability) or come from executor
-//    crashes (the `faults` option); fetch failures and stage re-submission are not modelled (a
-//    finished stage's map outputs outlive its executors, as with an external shuffle service);
+//    crashes (the `faults` option);
+//  * lost map outputs (an executor crash without shuffle_service): a reduce attempt reads its
+//    shuffle input when it starts, so one running at the loss completes, and one launched while
+//    a parent's output is missing fails at once (FetchFailed) after its fixed costs; the new
+//    attempt of a failed stage runs the partitions without output and without an attempt still
+//    running in the failed attempt (Spark would start a second copy of those); a stage whose
+//    failed attempt completes all its partitions ends then, not at its next submission;
 //  * a speculative copy may run at the levels its task prefers (PROCESS_LOCAL / NODE_LOCAL /
 //    RACK_LOCAL) or, once the task set's allowed level reaches it, NO_PREF / ANY, on a host
 //    without an attempt of the task (TaskSetManager.dequeueSpeculativeTask's rule); the
@@ -29,7 +34,11 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kEps = 1e-9;  // time comparisons (Spark compares whole milliseconds)
 
-enum EventKind : uint32_t { kStageSubmit, kTaskEnd, kRevive, kSpecTick, kAllocTick, kExecRegister, kExecLost, kExecRestart };
+enum EventKind : uint32_t { kStageSubmit, kTaskEnd, kRevive, kSpecTick, kAllocTick, kExecRegister, kExecLost, kExecRestart,
+                            kResubmitFailed };
+
+// A stage's state in the DAGScheduler (waitingStages, runningStages, failedStages)
+enum StageState : uint8_t { kStPending, kStSubmitting, kStRunning, kStIdle, kStWaiting, kStDone };
 
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\n"), b = s.find_last_not_of(" \t\n");
@@ -89,8 +98,15 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::number("task_failure_probability", 0, 0, 1,
                         "each attempt fails with this probability, after a uniformly drawn fraction of its run time (seeded)"),
       ParamSpec::boolean("shuffle_service", false,
-                         "spark.shuffle.service.enabled: a lost executor's map outputs survive; else the finished map tasks "
-                         "of an unfinished shuffle-map stage that ran there run again"),
+                         "spark.shuffle.service.enabled: a lost executor's map outputs survive; else they are lost: the "
+                         "finished map tasks of an unfinished shuffle-map stage that ran there run again, and a finished "
+                         "stage's lost outputs are recomputed (fetch failure, stage re-submission) when a stage reads them"),
+      ParamSpec::integer("max_consecutive_attempts", 4, 1, 1 << 30,
+                         "spark.stage.maxConsecutiveAttempts: a stage whose attempts fail this many times in a row with "
+                         "fetch failures aborts its Spark job"),
+      ParamSpec::number("resubmit_timeout", 0.2, 0, 1e9,
+                        "seconds from a fetch failure to the re-submission of the failed stages (DAGScheduler.RESUBMIT_TIMEOUT, "
+                        "200 ms, a constant in Spark)"),
       ParamSpec::text("faults", "",
                       "executor crashes, ';'-separated: crash:NODE:AT:RESTART_AFTER, mtbf:MEAN_UPTIME:RESTART_AFTER:HORIZON "
                       "(Python: schedlab.faults.Crash, MTBF); the driver removes a crashed executor at once, its running "
@@ -136,6 +152,8 @@ Options Options::from(const Params& p) {
   o.task_failure_probability = p.number("task_failure_probability");
   o.shuffle_service = p.boolean("shuffle_service");
   o.faults = p.text("faults");
+  o.max_consecutive_attempts = static_cast<int32_t>(p.integer("max_consecutive_attempts"));
+  o.resubmit_timeout = p.number("resubmit_timeout");
   if (o.task_failure_probability >= 1)
     throw std::invalid_argument("simulate options (spark engine): task_failure_probability must be below 1 (every attempt "
                                 "failing would never end)");
@@ -260,6 +278,7 @@ class Sim {
   void build_lists(int32_t s);
   // ---- events
   void submit_stage(int32_t s);
+  void stage_event(int32_t s);
   void task_end(int64_t att);
   void register_executor(int32_t e);
   void task_failed(int64_t att, bool counts, bool offer);
@@ -269,6 +288,14 @@ class Sim {
   void restart_executor(int32_t e);
   int64_t dequeue_retry(TaskSet& ts, int32_t e, uint8_t lv);
   void revive_tick();
+  // ---- DAGScheduler: lost map outputs of finished stages, fetch failures, stage re-submission
+  bool available(int32_t s) const { return ts_[s].succeeded == ts_[s].n; }  // ShuffleMapStage.isAvailable
+  bool parents_available(int32_t s) const;
+  bool submit_missing_parents(int32_t s);
+  void dag_submit(int32_t s);
+  void fetch_failed(int64_t att);
+  void resubmit_failed_stages();
+  void lose_map_outputs(int32_t e);
   void speculation_tick();
   void allocation_tick();
   void arm_revive();
@@ -414,6 +441,16 @@ class Sim {
   // counters and series
   int64_t offer_rounds_ = 0, spec_launched_ = 0, exec_added_ = 0, exec_removed_ = 0;
   int64_t tasks_failed_ = 0, jobs_failed_ = 0, exec_lost_ = 0, resubmitted_ = 0;
+
+  // DAGScheduler state of each stage (StageState), for lost map outputs of finished stages
+  std::vector<uint8_t> st_;
+  std::vector<uint8_t> finished_once_;      // per stage: finished at least once (its children counted it)
+  std::vector<uint8_t> attempted_;          // per stage: submitted at least once (a submission again is a new attempt)
+  std::vector<int32_t> failed_attempts_;    // per stage: consecutive attempts ended by a fetch failure
+  std::vector<int64_t> att_base_;           // per stage: the first attempt id of its current stage attempt
+  std::vector<int32_t> failed_stages_;      // DAGScheduler.failedStages, awaiting ResubmitFailedStages
+  bool outputs_lost_ = false;               // some finished stage lost map outputs: launches check their parents
+  int64_t fetch_failures_ = 0, stages_resubmitted_ = 0, outputs_lost_count_ = 0;
   TimeSeries exec_series_;
 };
 
@@ -477,6 +514,11 @@ void Sim::build() {
   }
   for (size_t r = 0; r < nj; ++r) ts_[stage_idx[r]].name_rank = static_cast<int32_t>(r);
   unfinished_ = static_cast<int64_t>(nj);
+  st_.assign(nj, kStPending);
+  finished_once_.assign(nj, 0);
+  attempted_.assign(nj, 0);
+  failed_attempts_.assign(nj, 0);
+  att_base_.assign(nj, 0);
 
   launched_.assign(nt, 0);
   done_.assign(nt, 0);
@@ -771,11 +813,17 @@ int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool specu
   const int64_t a = static_cast<int64_t>(att_task_.size());
   const int32_t slot = slot_stack_[slot_base_[e] + --slot_top_[e]];
   double dur = wl_.work[t] / cl_.speed[e] + opt_.task_launch_overhead;
+  double fixed = opt_.task_launch_overhead;  // the attempt's fixed costs alone
   uint8_t& used = slot_used_[slot_base_[e] + slot];
-  if (!used) { used = 1; dur += opt_.first_task_overhead; }
-  if (!fetched_.empty() && first_fetch(ts.stage, e)) dur += opt_.stage_fetch_overhead;
+  if (!used) { used = 1; dur += opt_.first_task_overhead; fixed += opt_.first_task_overhead; }
+  if (!fetched_.empty() && first_fetch(ts.stage, e)) { dur += opt_.stage_fetch_overhead; fixed += opt_.stage_fetch_overhead; }
   uint8_t fails = 0;
-  if (opt_.task_failure_probability > 0 && fail_rng_.uniform() < opt_.task_failure_probability) {
+  if (outputs_lost_ && !parents_available(ts.stage)) {
+    // a parent's map output is missing (MapOutputTracker): the shuffle read fails at once
+    // (FetchFailed), after the attempt's fixed costs
+    fails = 2;
+    dur = fixed;
+  } else if (opt_.task_failure_probability > 0 && fail_rng_.uniform() < opt_.task_failure_probability) {
     fails = 1;
     dur *= fail_rng_.uniform();  // the failure comes part way through the attempt
   }
@@ -1095,12 +1143,38 @@ void Sim::revive_tick() {
 void Sim::submit_stage(int32_t s) {
   TaskSet& ts = ts_[s];
   if (ts.dead) return;  // its Spark job failed
+  st_[s] = kStRunning;
+  att_base_[s] = static_cast<int64_t>(att_task_.size());
+  if (attempted_[s]) {
+    // a new stage attempt (DAGScheduler.submitMissingTasks): a new task set of the partitions
+    // without output and without an attempt still running, in index order
+    ++stages_resubmitted_;
+    if (!std::isnan(stage_finish_[s])) { stage_finish_[s] = kNaN; ++unfinished_; }
+    for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t)
+      if (!done_[t] && copies_[t] == 0 && launched_[t]) {
+        launched_[t] = 0;
+        ts.unlaunched++;
+        const uint8_t p = task_prefs_[t];
+        if (p & 1) ts.pend[0]++;
+        if (p & 2) ts.pend[1]++;
+        if (p & 4) ts.pend[2]++;
+        if (p & 8) ts.pend[3]++;
+      }
+    ts.retry.clear();
+    for (int32_t i = ts.exec_b; i < ts.exec_e; ++i) lists_[i].cur = lists_[i].begin;
+    for (int32_t i = ts.host_b; i < ts.host_e; ++i) lists_[i].cur = lists_[i].begin;
+    for (int32_t i = ts.rack_b; i < ts.rack_e; ++i) lists_[i].cur = lists_[i].begin;
+    ts.nopref_cur = ts.nopref_b;
+    ts.all_cur = ts.t0;
+    ts.no_rejects_since_reset = true;
+  }
+  attempted_[s] = 1;
   ts.active = true;
   ts.n_levels = 0;
   compute_levels(ts);
   ts.cur = 0;
   ts.last_reset = now_;
-  stage_ready_[s] = now_;
+  if (std::isnan(stage_ready_[s])) stage_ready_[s] = now_;
   // active_ in FIFO order (job, stage)
   auto pos = std::upper_bound(active_.begin(), active_.end(), s, [&](int32_t a, int32_t b) { return fifo_before(a, b); });
   active_.insert(pos, s);
@@ -1129,6 +1203,10 @@ void Sim::finish_attempt(int64_t a, uint8_t status) {
 
 void Sim::task_end(int64_t a) {
   if (att_status_[a] != kRunning) return;  // a killed copy, or one failed with its executor
+  if (att_fails_[a] == 2) {
+    fetch_failed(a);
+    return;
+  }
   if (att_fails_[a]) {
     task_failed(a, true, true);
     return;
@@ -1155,18 +1233,32 @@ void Sim::task_end(int64_t a) {
   }
   const bool stage_done = ts.succeeded == ts.n;
   if (stage_done) {
-    ts.active = false;
-    active_.erase(std::find(active_.begin(), active_.end(), s));
+    if (ts.active) {
+      ts.active = false;
+      active_.erase(std::find(active_.begin(), active_.end(), s));
+    }  // (else the last attempts of a failed stage attempt completed it)
     stage_finish_[s] = now_;
     --unfinished_;
+    st_[s] = kStDone;
+    failed_attempts_[s] = 0;  // Stage.clearFailures: the attempts counted are consecutive ones
   }
   // CoarseGrainedSchedulerBackend: StatusUpdate -> makeOffers(executorId)
   resource_offers(e);
   if (killed_exec >= 0) resource_offers(killed_exec);
-  if (stage_done)
-    for (int32_t c : children_[s])
-      if (--parents_left_[c] == 0 && !ts_[c].dead)
-        q_.push(std::max(now_, wl_.submit_time[c]) + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(c));
+  if (stage_done) {
+    if (!finished_once_[s]) {
+      finished_once_[s] = 1;
+      for (int32_t c : children_[s])
+        if (--parents_left_[c] == 0 && !ts_[c].dead)
+          q_.push(std::max(now_, wl_.submit_time[c]) + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(c));
+    }
+    if (outputs_lost_)  // DAGScheduler.submitWaitingChildStages
+      for (int32_t c : children_[s])
+        if (st_[c] == kStWaiting) {
+          st_[c] = kStIdle;
+          dag_submit(c);
+        }
+  }
 }
 
 // TaskSetManager.addPendingTask for a failed task (or a lost map output): back in the pending
@@ -1203,7 +1295,7 @@ void Sim::task_failed(int64_t a, bool counts, bool offer) {
     if (offer) resource_offers(-1);
     return;
   }
-  if (copies_[t] == 0) requeue(ts, t);
+  if (copies_[t] == 0 && ts.active) requeue(ts, t);  // (a failed stage attempt's task waits for the next attempt)
   if (offer) {
     arm_revive();
     resource_offers(-1);
@@ -1217,15 +1309,17 @@ void Sim::abort_job(int32_t job) {
   const int32_t nj = static_cast<int32_t>(ts_.size());
   for (int32_t s = 0; s < nj; ++s) {
     TaskSet& ts = ts_[s];
-    if (ts.job != job || ts.dead || !std::isnan(stage_finish_[s])) continue;
-    ts.dead = true;
+    if (ts.job != job || ts.dead) continue;
+    ts.dead = true;  // (a finished stage too: its lost outputs are not recomputed)
+    if (!std::isnan(stage_finish_[s])) continue;
     --unfinished_;
-    if (!ts.active) continue;
+    if (!ts.active && ts.running == 0) continue;
     for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
       if (copies_[t] == 0) continue;
       for (int64_t b : {run_att_[t], first_att_[t]})
         if (b >= 0 && att_status_[b] == kRunning) finish_attempt(b, kKilled);
     }
+    if (!ts.active) continue;  // a failed stage attempt's attempts were still running
     pending_total_ -= ts.unlaunched + static_cast<int64_t>(ts.spec.size());
     ts.spec.clear();
     ts.retry.clear();
@@ -1269,6 +1363,19 @@ void Sim::lose_executor(int32_t e) {
           lost.push_back(b);
     }
   }
+  if (outputs_lost_ || !opt_.shuffle_service) {
+    // attempts of failed stage attempts (not active) still running there; map outputs of
+    // finished stages held there
+    for (int32_t s = 0; s < static_cast<int32_t>(ts_.size()); ++s) {
+      const TaskSet& ts = ts_[s];
+      if (ts.dead || ts.active || ts.running == 0) continue;
+      for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t)
+        for (int64_t b : {run_att_[t], first_att_[t]})
+          if (b >= 0 && att_status_[b] == kRunning && att_node_[b] == e && std::find(lost.begin(), lost.end(), b) == lost.end())
+            lost.push_back(b);
+    }
+    if (!opt_.shuffle_service) lose_map_outputs(e);
+  }
   for (int64_t b : lost)
     if (att_status_[b] == kRunning) task_failed(b, true, false);
   alive_[e] = 0;
@@ -1296,6 +1403,111 @@ void Sim::restart_executor(int32_t e) {
   starting_[e] = 1;
   ++n_starting_;
   register_executor(e);
+}
+
+// DAGScheduler.handleExecutorLost -> MapOutputTracker.removeOutputsOnExecutor (no external
+// shuffle service): the map outputs a finished stage left on the executor are gone. It matters
+// to the stages still to read them: a stage submitted later re-submits the parent first
+// (getMissingParentStages); a task of a running one fails to fetch them.
+void Sim::lose_map_outputs(int32_t e) {
+  for (int32_t s = 0; s < static_cast<int32_t>(ts_.size()); ++s) {
+    TaskSet& ts = ts_[s];
+    if (ts.dead || st_[s] != kStDone || children_[s].empty()) continue;
+    bool needed = false;  // some child stage still to finish
+    for (int32_t c : children_[s]) needed |= !ts_[c].dead && std::isnan(stage_finish_[c]);
+    if (!needed) continue;
+    for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t)
+      if (done_[t] && att_node_[run_att_[t]] == e) {
+        done_[t] = 0;
+        ts.succeeded--;
+        ++outputs_lost_count_;
+        outputs_lost_ = true;
+      }
+  }
+}
+
+bool Sim::parents_available(int32_t s) const {
+  if (!wl_.has_dependencies()) return true;
+  for (int64_t k = wl_.parent_begin[s]; k < wl_.parent_begin[s + 1]; ++k)
+    if (!available(wl_.parent_job[k])) return false;
+  return true;
+}
+
+// getMissingParentStages: submits the parents whose outputs are missing; whether there were any.
+bool Sim::submit_missing_parents(int32_t s) {
+  if (!outputs_lost_ || parents_available(s)) return false;
+  for (int64_t k = wl_.parent_begin[s]; k < wl_.parent_begin[s + 1]; ++k)
+    if (!available(wl_.parent_job[k])) dag_submit(wl_.parent_job[k]);
+  return true;
+}
+
+// DAGScheduler.submitStage for a stage submitted before: when its parents' outputs are all
+// there its task set is submitted (after stage_submit_delay), else its missing parents are and
+// it waits for them (waitingStages).
+void Sim::dag_submit(int32_t s) {
+  const uint8_t st = st_[s];
+  if (ts_[s].dead || st == kStPending || st == kStSubmitting || st == kStRunning || st == kStWaiting) return;
+  if (st == kStDone && available(s)) return;
+  if (submit_missing_parents(s)) {
+    st_[s] = kStWaiting;
+    return;
+  }
+  st_[s] = kStSubmitting;
+  q_.push(now_ + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(s));
+}
+
+// A stage's submission event: its first (its Spark job's submission or its parents' end) or a
+// re-submission; a parent whose outputs were lost meanwhile is submitted first.
+void Sim::stage_event(int32_t s) {
+  if (ts_[s].dead || (st_[s] != kStPending && st_[s] != kStSubmitting)) return;
+  if (submit_missing_parents(s)) {
+    st_[s] = kStWaiting;
+    return;
+  }
+  submit_stage(s);
+}
+
+// DAGScheduler.handleTaskCompletion, FetchFailed: the stage attempt fails (its task set becomes
+// a zombie: it launches nothing more, its running attempts go on and their results count); after
+// spark.stage.maxConsecutiveAttempts such attempts the Spark job aborts; else the stage and its
+// parents with missing outputs join failedStages, re-submitted resubmit_timeout later. A fetch
+// failure does not count towards spark.task.maxFailures; later ones of the same stage attempt
+// change nothing.
+void Sim::fetch_failed(int64_t a) {
+  const int32_t t = att_task_[a];
+  const int32_t e = att_node_[a];
+  const int32_t s = wl_.task_job[t];
+  TaskSet& ts = ts_[s];
+  finish_attempt(a, kFailed);
+  ++tasks_failed_;
+  ++fetch_failures_;
+  resource_offers(e);
+  if (ts.dead || done_[t] || st_[s] != kStRunning || a < att_base_[s]) return;
+  ts.active = false;
+  active_.erase(std::find(active_.begin(), active_.end(), s));
+  pending_total_ -= ts.unlaunched + static_cast<int64_t>(ts.spec.size());
+  ts.spec.clear();
+  set_waiting(s, false);
+  st_[s] = kStIdle;
+  if (++failed_attempts_[s] >= opt_.max_consecutive_attempts) {
+    abort_job(ts.job);
+    return;
+  }
+  const bool enqueued = std::find(failed_stages_.begin(), failed_stages_.end(), s) != failed_stages_.end();
+  failed_stages_.push_back(s);
+  for (int64_t k = wl_.parent_begin[s]; k < wl_.parent_begin[s + 1]; ++k)
+    if (!available(wl_.parent_job[k])) failed_stages_.push_back(wl_.parent_job[k]);
+  if (!enqueued) q_.push(now_ + opt_.resubmit_timeout, kResubmitFailed);
+}
+
+// DAGScheduler.resubmitFailedStages: the failed stages by their first Spark job, each submitted
+// again (DAGScheduler.submitStage).
+void Sim::resubmit_failed_stages() {
+  std::vector<int32_t> stages;
+  stages.swap(failed_stages_);
+  std::sort(stages.begin(), stages.end(), [&](int32_t a, int32_t b) { return ts_[a].job != ts_[b].job ? ts_[a].job < ts_[b].job : a < b; });
+  stages.erase(std::unique(stages.begin(), stages.end()), stages.end());
+  for (int32_t s : stages) dag_submit(s);
 }
 
 void Sim::set_waiting(int32_t s, bool on) {
@@ -1478,7 +1690,8 @@ SimResult Sim::run() {
     ++events_;
     poll_interrupt(events_, now_);
     switch (ev.kind) {
-      case kStageSubmit: submit_stage(static_cast<int32_t>(ev.a)); break;
+      case kStageSubmit: stage_event(static_cast<int32_t>(ev.a)); break;
+      case kResubmitFailed: resubmit_failed_stages(); break;
       case kTaskEnd: task_end(static_cast<int64_t>(ev.b)); break;
       case kRevive: revive_tick(); break;
       case kSpecTick: speculation_tick(); break;
@@ -1518,6 +1731,9 @@ SimResult Sim::run() {
   r.counters["jobs_failed"] = double(jobs_failed_);
   r.counters["executors_lost"] = double(exec_lost_);
   r.counters["tasks_resubmitted"] = double(resubmitted_);
+  r.counters["map_outputs_lost"] = double(outputs_lost_count_);
+  r.counters["fetch_failures"] = double(fetch_failures_);
+  r.counters["stages_resubmitted"] = double(stages_resubmitted_);
   if (opt_.dynamic_allocation) r.series["executors"] = std::move(exec_series_);
   r.events = events_;
   r.end_time = now_;

@@ -110,3 +110,44 @@ def test_spark_stage_ids_from_job_labels():
     r = sl.simulate(spark.cluster(1, 1), w, sl.schedulers.get("spark_fair", pools=pools, stage_ids="0,1,2"))
     start = r.jobs.set_index("job_id")["start_time"]
     assert start[7] == 1.0 and start[13] == 11.0
+
+
+@pytest.mark.parametrize("shuffle_service", [False, True])
+def test_spark_lost_map_outputs_of_finished_stages(shuffle_service):
+    """Executor crashes (MTBF, restarted) on chains of stages: without the shuffle service the
+    outputs of finished map stages are lost, reduce tasks fail to fetch them and the parent
+    stages run again; every task still succeeds (the limits are high), every stage ends after its
+    parents' last end, and no executor runs more tasks than its cores. With the shuffle service
+    nothing is lost or fetched in vain."""
+    cores = 2
+    cluster = spark.cluster(executors=4, cores=cores)
+    workload = sl.synthetic.generate(jobs=20, seed=5, rate=0.5, chain=4, users=2, maps=("randint", 2, 10),
+                                     reduces=("randint", 1, 6), map_work=("exponential", 3.0),
+                                     reduce_work=("exponential", 4.0))
+    faults = [sl.faults.MTBF(mean_uptime=20.0, restart_after=3.0, horizon=150.0)]
+    r = sl.simulate(cluster, workload, "spark_fifo", seed=2, faults=faults, shuffle_service=shuffle_service,
+                    max_failures=100, max_consecutive_attempts=100)
+    c = r.counters
+    assert c["executors_lost"] > 3
+    if shuffle_service:
+        assert c["map_outputs_lost"] == 0 and c["fetch_failures"] == 0 and c["stages_resubmitted"] == 0
+    else:
+        assert c["map_outputs_lost"] > 0 and c["fetch_failures"] > 0 and c["stages_resubmitted"] > 0
+    assert c["jobs_failed"] == 0
+    tasks = r.tasks
+    ok = tasks[tasks["status"] == "succeeded"]
+    assert set(ok["task_id"]) == set(range(workload.n_tasks)), "a task never succeeded"
+    jobs = r.jobs.set_index("job_id")
+    assert jobs["finish_time"].notna().all()
+    last_ok = ok.groupby("job_id")["finish"].max()
+    assert np.allclose(last_ok.reindex(jobs.index).to_numpy(), jobs["finish_time"].to_numpy())
+    deps = workload.jobs[["job_id", "parents"]] if "parents" in workload.jobs else None
+    if deps is not None:
+        for job, parents in zip(deps["job_id"], deps["parents"]):
+            for p in parents or []:
+                assert jobs.loc[p, "finish_time"] <= jobs.loc[job, "finish_time"] + 1e-9
+    for node, g in tasks.groupby("node"):
+        times = np.concatenate([g["start"].to_numpy(), g["finish"].to_numpy()])
+        delta = np.concatenate([np.ones(len(g)), -np.ones(len(g))])
+        order = np.lexsort((delta, times))
+        assert np.cumsum(delta[order]).max() <= cores, f"executor {node} ran more tasks than its {cores} cores"
