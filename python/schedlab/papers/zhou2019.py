@@ -412,6 +412,22 @@ def _eagle_vs_hawk(trace, size):
                     "; ".join(f"{l} {v:.1f}" for l, _, v in rows), ylabel="Eagle vs Hawk, short jobs (%)")
 
 
+def claim_hawk_vs_sparrow(size="small"):
+    """§3.2.2 (citing Hawk): Hawk completes short jobs faster than Sparrow; value: the smallest
+    short-job improvement of Hawk over Sparrow at P50 and P90 over both samples and the worker
+    counts of :data:`HYBRID_WORKERS`."""
+    rows = []
+    for trace in ("yahoo", "google"):
+        for n in HYBRID_WORKERS[trace][size]:
+            h, s = _hybrid(trace, n, "hawk"), _hybrid(trace, n, "sparrow")
+            for p in (50, 90):
+                rows.append((f"{trace} {n}, P{p}", 0, 100.0 * (1 - h[f"p{p}"] / s[f"p{p}"])))
+    frame = pd.DataFrame(rows, columns=["label", "seed", "value"])
+    return Measured([float(frame["value"].min())], frame,
+                    note="Hawk's short-job improvement over Sparrow (%): " + "; ".join(f"{l} {v:.1f}" for l, _, v in rows),
+                    ylabel="Hawk vs Sparrow, short jobs (%)")
+
+
 def claim_eagle_vs_hawk_yahoo(size="small"):
     return _eagle_vs_hawk("yahoo", size)
 
@@ -481,15 +497,16 @@ DICE_WORKERS = EIRENE_WORKERS = 3000
 
 
 @functools.lru_cache(maxsize=None)
-def _yahoo_result(workers, scheduler, seed):
+def _yahoo_result(workers, scheduler, seed, options=()):
     """One replay of the Yahoo sample (cached; treat as read-only). ``scheduler``: a name or
-    (name, ((param, value), ...))."""
+    (name, ((param, value), ...)); ``options``: engine options over the Yahoo preset, as
+    ((option, value), ...)."""
     from ..core.simulate import simulate
     from ..engines import worker
     from ..schedulers import get
     wl = _yahoo_workload()
     sched = scheduler if isinstance(scheduler, str) else get(scheduler[0], **dict(scheduler[1]))
-    return simulate(worker.cluster(workers), wl, sched, seed=seed, **worker.preset("yahoo"))
+    return simulate(worker.cluster(workers), wl, sched, seed=seed, **(worker.preset("yahoo") | dict(options)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -540,3 +557,184 @@ def claim_dice_over_eagle(size="small"):
 
 def claim_eirene_over_eagle(size="small"):
     return _hybrid_claim(size, "Eirene vs Eagle")
+
+
+def _class_percentiles(r, percentiles=(50, 75, 90)) -> dict:
+    sm = r.summary(by="class", percentiles=percentiles)
+    return {f"{c}_p{p}": float(sm.loc[c, f"p{p}_completion_time"]) if c in sm.index else float("nan")
+            for c in ("short", "long") for p in percentiles}
+
+
+# Table 3.1 (§3.6.1): the static short partition of Hawk and Eagle, Yahoo sample at 4000 workers
+#: The dissertation's Table 3.1 (full Yahoo trace, 4000 nodes): short and long P50 / P75 / P90 (s).
+PAPER_TABLE_3_1 = pd.DataFrame([
+    ("hawk", 2, 327.7, 687.1, 1226.4, 3145.2, 6837.4, 10089.1), ("hawk", 4, 191.2, 322.3, 457.7, 3455.5, 7467.1, 10754.7),
+    ("hawk", 6, 157.0, 243.8, 331.6, 3947.6, 8168.3, 11447.7), ("hawk", 8, 138.2, 204.3, 270.8, 4654.6, 8891.4, 12010.3),
+    ("eagle", 2, 29.8, 59.1, 147.3, 3160.0, 6837.7, 10070.3), ("eagle", 4, 23.2, 42.0, 66.0, 3455.6, 7469.1, 10764.3),
+    ("eagle", 6, 22.4, 40.4, 62.9, 3943.5, 8166.6, 11391.0), ("eagle", 8, 22.1, 39.9, 62.1, 4650.2, 8901.9, 12025.4)],
+    columns=["scheduler", "short_partition_%", "short_p50", "short_p75", "short_p90", "long_p50", "long_p75", "long_p90"])
+TABLE_3_1_WORKERS = 4000
+TABLE_3_1_PARTITIONS = {"small": (2, 8), "full": (2, 4, 6, 8)}
+
+
+def table_3_1(size="small") -> pd.DataFrame:
+    """Table 3.1's runs: Hawk and Eagle on the Yahoo sample at 4000 workers with a static short
+    partition of 2 and 8 % (and 4, 6 % at size "full"), one row per (scheduler, partition, seed)
+    with short and long P50 / P75 / P90 (s)."""
+    rows = []
+    for seed in HYBRID_SEEDS[size]:
+        for s in ("hawk", "eagle"):
+            for sp in TABLE_3_1_PARTITIONS[size]:
+                r = _yahoo_result(TABLE_3_1_WORKERS, s, seed, (("short_partition", sp / 100),))
+                rows.append({"scheduler": s, "short_partition_%": sp, "seed": seed, **_class_percentiles(r)})
+    return pd.DataFrame(rows)
+
+
+def claim_partition_tradeoff(size="small"):
+    """Table 3.1: a larger static short partition (2 -> 8 %) helps short jobs and hurts long jobs,
+    for Hawk and for Eagle; value: the smallest of the short jobs' improvements and the long jobs'
+    costs at P50 and P90 over both schedulers (%), per seed."""
+    t = table_3_1(size)
+    rows, vals = [], {}
+    for (seed, s), g in t.groupby(["seed", "scheduler"], sort=False):
+        a, b = g.set_index("short_partition_%").loc[2], g.set_index("short_partition_%").loc[8]
+        for p in (50, 90):
+            for label, v in ((f"{s} short P{p} gain", 100 * (1 - b[f"short_p{p}"] / a[f"short_p{p}"])),
+                             (f"{s} long P{p} cost", 100 * (b[f"long_p{p}"] / a[f"long_p{p}"] - 1))):
+                rows.append((label, seed, float(v)))
+                vals[seed] = min(vals.get(seed, np.inf), float(v))
+    frame = pd.DataFrame(rows, columns=["label", "seed", "value"])
+    means = frame.groupby("label", sort=False)["value"].mean().round(1).to_dict()
+    return Measured([vals[k] for k in sorted(vals)], frame,
+                    note=f"2 -> 8 % short partition, Yahoo sample at 4000 workers, % (mean over seeds): {means}",
+                    ylabel="short gain / long cost, 2 -> 8 % (%)")
+
+
+def claim_dice_4000(size="small"):
+    """§3.6.2: Dice (final Yahoo configuration) improves short jobs on Hawk and on Eagle at 4000
+    workers too (the dissertation: P50 / P90 17.7 / 38.3 % on Hawk, 4.1 / 34.0 % on Eagle); value:
+    the smallest short-job improvement at P50 and P90 over the two bases (%), per seed."""
+    from ..engines.worker import improvement
+    rows, vals = [], {}
+    for seed in HYBRID_SEEDS[size]:
+        for base in ("hawk", "eagle"):
+            imp = improvement(_yahoo_result(4000, dice_config(base), seed), _yahoo_result(4000, base, seed))
+            for c, p in (("short", 50), ("short", 90), ("long", 50), ("long", 90)):
+                rows.append((f"{base}+Dice {c} P{p}", seed, float(imp.loc[c, f"p{p}"])))
+                if c == "short":
+                    vals[seed] = min(vals.get(seed, np.inf), float(imp.loc[c, f"p{p}"]))
+    frame = pd.DataFrame(rows, columns=["label", "seed", "value"])
+    means = frame.groupby("label", sort=False)["value"].mean().round(1).to_dict()
+    return Measured([vals[k] for k in sorted(vals)], frame,
+                    note=f"Dice against its base at 4000 workers, improvement % (mean over seeds; long jobs negative = a cost): {means}",
+                    ylabel="Dice vs base at 4000 workers (%)")
+
+
+# Eirene's two mechanisms over cluster sizes (§6.5, Fig. 4.8): CCDM under overload, SATC under light load
+EIRENE_SIZES = {"small": (3000, 4000), "full": (3000, 6000)}
+EIRENE_VARIANTS = {"eirene": ("eirene", ()), "CCDM only": ("eirene", (("satc", False),)),
+                   "SATC only": ("eirene", (("ccdm", False),))}
+
+
+def eirene_table(size="small") -> pd.DataFrame:
+    """Eirene, CCDM alone and SATC alone against Eagle on the Yahoo sample at the smallest and
+    largest cluster of :data:`EIRENE_SIZES`: one row per (workers, variant, seed) with the short
+    jobs' improvements at P50 / P75 / P90, the long jobs' P90 cost and the beneficiary counters."""
+    from ..engines.worker import improvement
+    rows = []
+    for seed in HYBRID_SEEDS[size]:
+        for n in EIRENE_SIZES[size]:
+            b = _yahoo_result(n, "eagle", seed)
+            for variant, sched in EIRENE_VARIANTS.items():
+                r = _yahoo_result(n, sched, seed)
+                imp = improvement(r, b)
+                rows.append({"workers": n, "variant": variant, "seed": seed,
+                             **{f"short_p{p}": float(imp.loc["short", f"p{p}"]) for p in (50, 75, 90)},
+                             "long_cost_p90": -float(imp.loc["long", "p90"]),
+                             "ccdm_beneficiaries": float(r.counters.get("ccdm_beneficiaries", np.nan)),
+                             "satc_beneficiaries": float(r.counters.get("satc_beneficiaries", np.nan))})
+    return pd.DataFrame(rows)
+
+
+def _eirene_claim(size, value, note, ylabel):
+    t = eirene_table(size)
+    vals, rows = [], []
+    for seed, g in t.groupby("seed"):
+        v, r = value(g.set_index(["workers", "variant"]), min(g["workers"]), max(g["workers"]))
+        vals.append(v)
+        rows += [(lab, seed, x) for lab, x in r]
+    frame = pd.DataFrame(rows, columns=["label", "seed", "value"])
+    means = frame.groupby("label", sort=False)["value"].mean().round(1).to_dict()
+    return Measured(vals, frame, note=f"{note} (mean over seeds): {means}", ylabel=ylabel)
+
+
+def claim_eirene_ccdm_overloaded(size="small"):
+    """§6.5: overloaded (the smallest cluster), Eirene's gain over Eagle comes from CCDM; value:
+    CCDM alone's short-job P90 improvement minus SATC alone's (points)."""
+    def value(g, n0, n1):
+        c, s = g.loc[(n0, "CCDM only"), "short_p90"], g.loc[(n0, "SATC only"), "short_p90"]
+        return float(c - s), [(f"CCDM only, {n0}", c), (f"SATC only, {n0}", s)]
+    return _eirene_claim(size, value, "short-job P90 improvement over Eagle at the smallest cluster, %",
+                         "short P90 improvement over Eagle (%)")
+
+
+def claim_eirene_satc_light(size="small"):
+    """§6.5: lightly loaded (the largest cluster), the gain comes from SATC; value: SATC alone's
+    short-job P50 improvement minus CCDM alone's (points)."""
+    def value(g, n0, n1):
+        c, s = g.loc[(n1, "CCDM only"), "short_p50"], g.loc[(n1, "SATC only"), "short_p50"]
+        return float(s - c), [(f"CCDM only, {n1}", c), (f"SATC only, {n1}", s)]
+    return _eirene_claim(size, value, "short-job P50 improvement over Eagle at the largest cluster, %",
+                         "short P50 improvement over Eagle (%)")
+
+
+def claim_eirene_beneficiaries(size="small"):
+    """Fig. 4.8: as the cluster grows, CCDM's beneficiaries fall and SATC's rise; value: the
+    smaller of the two relative changes from the smallest to the largest cluster (%: CCDM's fall,
+    SATC's rise)."""
+    def value(g, n0, n1):
+        c0, c1 = g.loc[(n0, "eirene"), "ccdm_beneficiaries"], g.loc[(n1, "eirene"), "ccdm_beneficiaries"]
+        s0, s1 = g.loc[(n0, "eirene"), "satc_beneficiaries"], g.loc[(n1, "eirene"), "satc_beneficiaries"]
+        fall = 100 * (1 - c1 / c0) if c0 > 0 else float("nan")
+        rise = 100 * (s1 / s0 - 1) if s0 > 0 else (float("inf") if s1 > 0 else 0.0)
+        return float(min(fall, rise)), [(f"CCDM beneficiaries, {n0}", c0), (f"CCDM beneficiaries, {n1}", c1),
+                                        (f"SATC beneficiaries, {n0}", s0), (f"SATC beneficiaries, {n1}", s1)]
+    return _eirene_claim(size, value, "Eirene's beneficiary counters", "jobs")
+
+
+# The Google-scale synthetic trace (500,000 jobs over 29 days on 15,000 workers; 5,000 jobs on 150 at size "small")
+GOOGLE_SCALE = {"small": {"jobs": 5000, "workers": 150}, "full": {"jobs": 500_000, "workers": 15000}}
+
+
+@functools.lru_cache(maxsize=None)
+def _google_scale(size, seed):
+    from ..core.simulate import simulate
+    from ..engines import worker
+    g = worker.google_scale(jobs=GOOGLE_SCALE[size]["jobs"], seed=seed, sample=worker.read_trace(_trace("GOOG_subtrace.tr")))
+    out = {}
+    for s in ("sparrow", "hawk", "eagle"):
+        r = simulate(worker.cluster(GOOGLE_SCALE[size]["workers"]), g, s, seed=seed, **worker.preset("google"))
+        out[s] = {**_class_percentiles(r, (50, 90)), "events": r.events, "wall_s": r.wall_seconds}
+    return out
+
+
+def google_scale_table(size="small") -> pd.DataFrame:
+    """Sparrow, Hawk and Eagle on the Google-scale synthetic trace (``engines.worker.google_scale``
+    drawn from the Google sample, :data:`GOOGLE_SCALE`), seed 0: short and long P50 / P90."""
+    return pd.DataFrame([{"scheduler": s, **v} for s, v in _google_scale(size, 0).items()]).set_index("scheduler")
+
+
+def claim_google_scale_order(size="small"):
+    """§3.2.2 / §3.6: Eagle < Hawk < Sparrow for short jobs on a Google-scale trace; value: the
+    smallest improvement (%) of Eagle over Hawk and of Hawk over Sparrow at P50 and P90 (seed 0)."""
+    g = _google_scale(size, 0)
+    rows = []
+    for p in (50, 90):
+        c = f"short_p{p}"
+        rows.append((f"Eagle vs Hawk P{p}", 0, 100 * (1 - g["eagle"][c] / g["hawk"][c])))
+        rows.append((f"Hawk vs Sparrow P{p}", 0, 100 * (1 - g["hawk"][c] / g["sparrow"][c])))
+    frame = pd.DataFrame(rows, columns=["label", "seed", "value"])
+    return Measured([float(frame["value"].min())], frame,
+                    note=f"{GOOGLE_SCALE[size]['jobs']} jobs on {GOOGLE_SCALE[size]['workers']} workers, short-job "
+                         "improvement %: " + "; ".join(f"{l} {v:.1f}" for l, _, v in rows),
+                    ylabel="short-job improvement (%)")
