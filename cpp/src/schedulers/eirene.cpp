@@ -310,7 +310,7 @@ void register_eirene_scheduler() {
       ParamSpec::boolean("ccdm", true, "Coordinated Cold Data Migration"),
       ParamSpec::boolean("satc", true, "Scheduler-Aware Task Cloning"),
       ParamSpec::integer("concurrent_migrations", 10, 1, 1000000, "CM: migrations running at once per worker"),
-      ParamSpec::integer("migrations_per_probe", 2, 0, 1000000, "MPP: migrations a probe arrival requests"),
+      ParamSpec::integer("migrations_per_probe", 2, 0, 100, "MPP: migrations a probe arrival requests; at most 100 (25x the largest the dissertation sweeps, 4; each probe arrival draws them)"),
       ParamSpec::number("migration_time", 6.42, 0, 1e9, "DMT: seconds to migrate one task's input to memory"),
       ParamSpec::number("speedup", 0.15, 0, 1, "TPS: runtime reduction of a task reading migrated input"),
       ParamSpec::choice("clone_runtime", "random_primary", {"random_primary", "own"},
@@ -327,8 +327,8 @@ void register_eirene_scheduler() {
                          "stop a task's other copy once one finishes (after the notification's 2 x network_delay round "
                          "trip), freeing its slot; default: it runs to its end, as the dissertation's text reads; no effect "
                          "without satc"),
-      ParamSpec::number("probe_ratio", 2, 1e-9, 1e6, "probes per task of a short job"),
-      ParamSpec::integer("min_probes", 20, 1, 1000000, "minimum probes per short job (Eagle: 20)"),
+      ParamSpec::number("probe_ratio", 2, 1e-9, 1000, "probes per task of a short job; at most 1000 (500x the papers' d = 2)"),
+      ParamSpec::integer("min_probes", 20, 1, 100000, "minimum probes per short job (Eagle: 20); at most 100000"),
       ParamSpec::number("starvation_cap", 5, 0, 1e9, "Eagle's SRPT starvation cap"),
   };
   register_scheduler(

@@ -315,7 +315,7 @@ std::vector<ParamSpec> omo_params(const char* batch_scope = "reduce_started") {
                         "argmin over [m'_i, m_i] (literal; degenerate: starts reduces at once)"),
       ParamSpec::choice("batch_mode", "printed", {"printed", "strict"},
                         "Batch Finish test: Eqs. 4.4-4.5 as printed (default) or counting the batch's own duration (strict)"),
-      ParamSpec::number("window", 10, 1e-6, 1e9, "monitoring window T_w in seconds"),
+      ParamSpec::number("window", 10, 1e-3, 1e9, "monitoring window T_w in seconds; at least 1 ms (a window is an event and a row over the whole span, idle gaps included)"),
       ParamSpec::number("beta", 0.4, 0, 1, "weight of the newest window in the exponential averages F_o and A_o"),
       ParamSpec::number("bandwidth", -1, -1, 1e15,
                         "B of T_s = d m / (B r) in bytes/s; -1 = the engine's network_bandwidth (the shuffle model)"),

@@ -392,9 +392,10 @@ namespace {
 
 std::vector<ParamSpec> probe_params(int64_t min_probes) {
   return {
-      ParamSpec::number("probe_ratio", 2, 1e-9, 1e6, "probes per task of a job (batch sampling's d) [Zhou 2019, §2.2.1]"),
-      ParamSpec::integer("min_probes", min_probes, 1, 1000000,
-                         "minimum probes per short job (MIN_NR_PROBES: 2 in the simulator's Sparrow/Hawk examples, 20 in Eagle's)"),
+      ParamSpec::number("probe_ratio", 2, 1e-9, 1000, "probes per task of a job (batch sampling's d) [Zhou 2019, §2.2.1]; at most 1000 (500x the papers' d = 2: more only queues no-op replies, and costs two events each)"),
+      ParamSpec::integer("min_probes", min_probes, 1, 100000,
+                         "minimum probes per short job (MIN_NR_PROBES: 2 in the simulator's Sparrow/Hawk examples, 20 in Eagle's); "
+                         "at most 100000 (more than the workers of any cluster the papers simulate; the probes are drawn with replacement)"),
   };
 }
 
@@ -403,7 +404,7 @@ std::vector<ParamSpec> probe_params(int64_t min_probes) {
 void register_hybrid_schedulers() {
   {
     auto params = probe_params(2);
-    params.push_back(ParamSpec::integer("min_probes_long", 2, 1, 1000000, "minimum probes per long job"));
+    params.push_back(ParamSpec::integer("min_probes_long", 2, 1, 100000, "minimum probes per long job; at most 100000 (more than the workers of any cluster the papers simulate; the probes are drawn with replacement)"));
     register_scheduler(
         {"sparrow", "", "Ousterhout et al., SOSP'13, as run in the Hawk/Eagle simulator [Zhou 2019, §2.2.1; the Hawk/Eagle simulator, epfl-labos/eagle@371b51f]",
          "batch sampling and late binding for every job, FIFO worker queues, no partitions (ignores short_partition)",
@@ -421,7 +422,7 @@ void register_hybrid_schedulers() {
   {
     auto params = probe_params(2);
     params.push_back(ParamSpec::boolean("stealing", true, "idle workers steal short probes blocked behind long work"));
-    params.push_back(ParamSpec::integer("steal_attempts", 10, 0, 1000000, "victims tried per steal (STEALING_ATTEMPTS)"));
+    params.push_back(ParamSpec::integer("steal_attempts", 10, 0, 10000, "victims tried per steal (STEALING_ATTEMPTS); at most 10000 (1000x the simulator's 10: every idle worker tries them all when no victim yields)"));
     params.push_back(ParamSpec::integer("steal_limit", 10000, 1, 1000000000, "most probes taken per steal (STEALING_LIMIT)"));
     params.push_back(ParamSpec::choice("steal_rule", "atc", {"atc", "random"},
                                        "extraction rule: 'atc' = the first run of short probes queued behind long work "

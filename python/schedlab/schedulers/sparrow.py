@@ -26,12 +26,12 @@ class SparrowInPython(WorkerScheduler):
     citation = "Ousterhout et al., SOSP'13, as run in the Hawk/Eagle simulator [Zhou 2019, §2.2.1]"
     summary = "the built-in sparrow, written in Python (example and benchmark of the worker-engine interface)"
     param_specs = [
-        {"name": "probe_ratio", "type": "number", "default": 2.0, "min": 1e-9, "max": 1e6,
-         "doc": "probes per task of a job (batch sampling's d)"},
-        {"name": "min_probes", "type": "integer", "default": 2, "min": 1, "max": 1000000,
-         "doc": "minimum probes per short job"},
-        {"name": "min_probes_long", "type": "integer", "default": 2, "min": 1, "max": 1000000,
-         "doc": "minimum probes per long job"},
+        {"name": "probe_ratio", "type": "number", "default": 2.0, "min": 1e-9, "max": 1000,
+         "doc": "probes per task of a job (batch sampling's d); at most 1000, as the built-in sparrow"},
+        {"name": "min_probes", "type": "integer", "default": 2, "min": 1, "max": 100000,
+         "doc": "minimum probes per short job; at most 100000, as the built-in sparrow"},
+        {"name": "min_probes_long", "type": "integer", "default": 2, "min": 1, "max": 100000,
+         "doc": "minimum probes per long job; at most 100000, as the built-in sparrow"},
     ]
 
     def init(self, sim):

@@ -64,7 +64,8 @@ def test_slots_the_engines_cannot_count_are_refused(tmp_path, capsys):
     (WORKERS, workload(submit=1e308), "sparrow", {}, r"simulated span about 1e\+308 s"),
     (WORKERS, workload(work=1e308), "eagle", {}, r"simulated span about 1.1e\+308 s"),
     (MR, workload(submit=1e308), "drf", {"sample_interval": 1.0}, r"share engine.*1e\+308 samples"),
-    (WORKERS, workload(n=20000), sl.schedulers.get("eagle", probe_ratio=1e6), {}, r"2e\+10 probes\) needs about"),
+    (WORKERS, workload(n=20000), sl.schedulers.get("eagle", probe_ratio=1000), {"max_memory": 2**28},
+     r"2e\+07 probes\) needs about"),
 ])
 def test_runs_out_of_reach_are_refused(cluster, wl, scheduler, options, expected):
     with pytest.raises(ResourceError, match=expected):
