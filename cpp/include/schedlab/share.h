@@ -124,7 +124,7 @@ class Sim {
   void fill(int32_t first_candidate_count);  // runs a pass over cand_[0 .. count)
   int32_t pick_node(int32_t user, int32_t job, int32_t task, int32_t n_cand) const;
   void launch(int32_t job, int32_t task, int32_t node);
-  void sample();
+  void sample(size_t next_job);
 
   const Cluster& cl_;
   const Workload& wl_;
@@ -165,6 +165,7 @@ class Sim {
   // dispersion of progress shares over backlogged users, averaged over samples
   double jain_sum_ = 0, maxmin_sum_ = 0, jain_min_ = 1;
   int64_t disp_samples_ = 0, maxmin_samples_ = 0;
+  double idle_samples_ = 0;  // samples of idle spans written without events
   TimeSeries shares_, dispersion_;
 };
 

@@ -453,12 +453,14 @@ void Sim::task_end(int32_t t) {
   fill(1);
 }
 
-void Sim::sample() {
+void Sim::sample(size_t next_job) {
   double s1 = 0, s2 = 0, mx = 0, mn = INFINITY;
   int32_t backlogged = 0;
+  bool active = false;
   for (int32_t u = 0; u < n_users(); ++u) {
     const UserState& s = users_[u];
     if (s.running == 0 && s.pending == 0) continue;
+    active = true;
     shares_.add_row({now_, double(u), s.progress_share, s.task_share, dominant_share(u), double(s.running), double(s.pending)});
     if (s.pending > 0) {
       ++backlogged;
@@ -482,7 +484,26 @@ void Sim::sample() {
     }
   }
   dispersion_.add_row({now_, double(backlogged), jain, ratio});
-  q_.push(now_ + opt_.sample_interval, kSample);
+  double next = now_ + opt_.sample_interval;
+  // An idle span: no user has a task running or waiting and the queue holds nothing but the next
+  // arrival, so nothing changes until it. The samples that fall before it are written here, each
+  // the row its event would have written (no share rows, an empty dispersion row, at the same
+  // time computed the same way), without going through the queue; one at the arrival's time fires
+  // after it (pushed earlier, as before).
+  if (!active && next_job < wl_.n_jobs() && q_.size() == 1) {
+    const double arrival = wl_.submit_time[next_job];
+    const double now = now_;
+    uint64_t written = 0;
+    while (next < arrival && next <= opt_.time_limit) {
+      now_ = next;
+      dispersion_.add_row({now_, 0.0, kNaN, kNaN});
+      next = now_ + opt_.sample_interval;
+      poll_interrupt(events_ + ++written, now_);
+    }
+    idle_samples_ += double(written);
+    now_ = now;
+  }
+  q_.push(next, kSample);
 }
 
 SimResult Sim::run() {
@@ -507,10 +528,10 @@ SimResult Sim::run() {
         break;
       }
       case kTaskEnd: task_end(static_cast<int32_t>(e.b)); break;
-      case kSample: sample(); break;
+      case kSample: sample(next_job); break;
     }
   }
-  if (opt_.sample_interval > 0 && unfinished_ == 0) sample();  // the final (empty) state
+  if (opt_.sample_interval > 0 && unfinished_ == 0) sample(nj);  // the final (empty) state
 
   SimResult r;
   r.job_start = job_start_;
@@ -542,6 +563,7 @@ SimResult Sim::run() {
   r.counters["progress_share_jain_min"] = disp_samples_ ? jain_min_ : kNaN;
   r.counters["progress_share_max_min"] = maxmin_samples_ ? maxmin_sum_ / maxmin_samples_ : kNaN;
   r.counters["dispersion_samples"] = double(disp_samples_);
+  if (idle_samples_ > 0) r.counters["idle_samples"] = idle_samples_;
   if (opt_.sample_interval > 0) {
     r.series["shares"] = std::move(shares_);
     r.series["dispersion"] = std::move(dispersion_);

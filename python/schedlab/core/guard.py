@@ -109,18 +109,26 @@ def check_reader_tasks(n_tasks: float, what: str, remedy: str = ""):
 
 
 # ----------------------------------------------------------------------------- simulations
-#: bytes per node the engines keep (node records, slot positions, running lists, heartbeats)
-RUN_BYTES_PER_NODE = 256
+# Bytes a run adds to the peak resident memory, per engine, measured by bench/guard_bytes.py
+# (python bench/guard_bytes.py: slopes between two runs that differ in one quantity, each in a
+# fresh process; the run and its jobs and tasks tables). Figures of the measurement, rounded up:
+#   per task:      mapreduce 171, worker 111 with sparrow's two probes per task (about 20 without them,
+#                  counted apart), share 68, spark 109
+#   per node:      mapreduce 283, share 81, spark 178; worker engine: 258 per worker (one per slot)
+#   per probe:     worker 46
+#   per row:       mapreduce 84 (slots series), worker 100 (windows), share 107 (dispersion)
 #: bytes per task during a run and in its results (attempt record and side columns, task state,
-#: the result's NumPy columns and its tasks DataFrame)
-RUN_BYTES_PER_TASK = 320
+#: the result's NumPy columns and its jobs and tasks tables), by engine
+RUN_BYTES_PER_TASK = {"mapreduce": 180, "worker": 30, "share": 70, "spark": 110}
+#: bytes per node the engines keep (node records, slot positions, running lists, heartbeats), by engine
+RUN_BYTES_PER_NODE = {"mapreduce": 290, "worker": 0, "share": 90, "spark": 180}
 #: bytes per worker of the worker engine, one per slot (its state, suspension record, probe queue,
 #: node and slot ids and the probe records it owns), whatever the workload
-RUN_BYTES_PER_WORKER = 256
+RUN_BYTES_PER_WORKER = 260
 #: bytes per probe of the worker engine (probe record and its queue entry)
 RUN_BYTES_PER_PROBE = 48
-#: bytes per sample of a time series (a row of a few float64 columns; per user for the share engine)
-RUN_BYTES_PER_SAMPLE = 48
+#: bytes per row of a time series (a few float64 columns, the vector's growth and the DataFrame)
+RUN_BYTES_PER_SAMPLE = 110
 
 
 def _number(options, key, default):
@@ -222,7 +230,7 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
         mf = max(_number(options, "max_failures", 4), 1.0)
         attempts = n_tasks * (mf if p >= 1 else (1.0 - p ** mf) / (1.0 - p))
     events = 4.0 * attempts + 2.0 * n_jobs
-    memory = nodes * RUN_BYTES_PER_NODE + attempts * RUN_BYTES_PER_TASK
+    memory = nodes * RUN_BYTES_PER_NODE.get(engine, 290) + attempts * RUN_BYTES_PER_TASK.get(engine, 180)
     heartbeats = samples = probes = 0.0
 
     def periodic(interval, events_over, rows_over):
@@ -287,3 +295,24 @@ def check_run(cluster, workload, engine: str, options: dict, params: dict, *, ma
     check_memory(e["memory"], what, max_memory, remedy)
     check_events(e["events"], what, max_events, remedy)
     return e
+
+
+def _status_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise OSError(f"no {field} in /proc/self/status")
+
+
+def measure_peak(fn):
+    """Calls ``fn()`` and returns ``(bytes, value)``: the peak resident memory the call added over
+    the resident memory before it, and what ``fn`` returned. Linux only (the peak is reset through
+    ``/proc/self/clear_refs``, then read as ``VmHWM``); measures the guard's constants in
+    ``bench/guard_bytes.py``. Run it in a fresh process: memory the allocator kept from earlier
+    work is reused and hides part of the cost."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the peak resident set size to the current one
+    before = _status_kib("VmRSS")
+    value = fn()
+    return (_status_kib("VmHWM") - before) * 1024, value
