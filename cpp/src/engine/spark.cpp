@@ -298,6 +298,8 @@ class Sim {
   void lose_map_outputs(int32_t e);
   void speculation_tick();
   void allocation_tick();
+  double idle_allocation_ticks(double next);
+  double idle_alloc_ticks_ = 0;  // allocation ticks of idle spans skipped
   void arm_revive();
   void arm_speculation();
   // ---- TaskSchedulerImpl / TaskSetManager
@@ -1646,8 +1648,41 @@ void Sim::allocation_tick() {
     }
   if (unfinished_ > 0 || n_alive_ + n_starting_ > std::max(opt_.min_executors, target_)) {
     alloc_armed_ = true;
-    q_.push((std::floor(now_ / opt_.allocation_interval + kEps) + 1) * opt_.allocation_interval, kAllocTick);
+    q_.push(idle_allocation_ticks((std::floor(now_ / opt_.allocation_interval + kEps) + 1) * opt_.allocation_interval),
+            kAllocTick);
   }
+}
+
+// An idle span of dynamic allocation: nothing pending, running or starting, the target settled
+// at minExecutors and no executor due for removal. The ticks from `next` on change nothing until
+// the next event, the first tick that removes an executor or the time limit: they are skipped
+// (returns the last of them, which fires as an event, so that the clock, the ticks after the span
+// and the order of same-time events are those of the run stepping through every tick).
+double Sim::idle_allocation_ticks(double next) {
+  if (pending_total_ + running_total_ > 0 || n_starting_ > 0) return next;
+  if (!initializing_ && !(target_ == std::max(0, opt_.min_executors) && (target_ > 0 ? to_add_ == 1 : std::isnan(add_time_))))
+    return next;
+  const double ai = opt_.allocation_interval;
+  const bool removable = n_alive_ + n_starting_ - 1 >= std::max(opt_.min_executors, target_);
+  double until = std::min(q_.empty() ? INFINITY : q_.top().time, opt_.time_limit);
+  if (removable)
+    for (int32_t e = 0; e < n_exec_; ++e)
+      if (alive_[e]) until = std::min(until, idle_since_[e] + opt_.executor_idle_timeout);
+  auto quiet = [&](double m) {  // the tick at m x interval removes nothing and fires before anything else
+    const double t = m * ai;
+    if (!(t < (q_.empty() ? INFINITY : q_.top().time) && t <= opt_.time_limit)) return false;
+    if (removable)
+      for (int32_t e = 0; e < n_exec_; ++e)
+        if (alive_[e] && t - idle_since_[e] >= opt_.executor_idle_timeout - kEps) return false;
+    return true;
+  };
+  const double m = std::floor(next / ai + kEps);
+  if (!std::isfinite(until) || !quiet(m + 1)) return next;
+  double last = std::floor(until / ai) + 1;
+  for (int k = 0; k < 4 && last > m + 1 && !quiet(last); ++k) last -= 1;
+  if (!quiet(last) || !(last > m)) return next;
+  idle_alloc_ticks_ += last - m;
+  return last * ai;
 }
 
 // ------------------------------------------------------------------------------ the run
@@ -1727,6 +1762,7 @@ SimResult Sim::run() {
   r.counters["events_pushed"] = double(q_.pushed());
   r.counters["executors_added"] = double(exec_added_);
   r.counters["executors_removed"] = double(exec_removed_);
+  if (idle_alloc_ticks_ > 0) r.counters["idle_allocation_ticks"] = idle_alloc_ticks_;
   r.counters["tasks_failed"] = double(tasks_failed_);
   r.counters["jobs_failed"] = double(jobs_failed_);
   r.counters["executors_lost"] = double(exec_lost_);

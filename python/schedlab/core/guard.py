@@ -258,8 +258,13 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     elif engine == "spark":
         if options.get("speculation"):
             periodic(_number(options, "speculation_interval", 0.1), "busy", None)
-        if options.get("dynamic_allocation"):
-            periodic(_number(options, "allocation_interval", 0.1), "span", None)
+        ai = _number(options, "allocation_interval", 0.1)
+        if options.get("dynamic_allocation") and ai > 0:
+            # allocation ticks while tasks run or wait and until idle executors time out; the
+            # engine skips those of idle spans that change nothing
+            idle = n_jobs * max(_number(options, "executor_idle_timeout", 60.0), 0.0)
+            with np.errstate(over="ignore", invalid="ignore"):
+                events += min(span, busy + idle) / ai
     for eng, name, events_over, rows_over in PERIODIC_OPTIONS:
         if eng == engine:
             periodic(_number(options, name, 0), events_over, rows_over)

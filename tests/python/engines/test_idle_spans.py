@@ -147,3 +147,44 @@ def test_share_idle_samples_give_the_rows_of_event_by_event_samples(sched):
     assert (d.loc[gaps, "backlogged_users"] == 0).all() and d.loc[gaps].drop(columns=["time", "backlogged_users"]).isna().all().all()
     st = r.series["shares"]["time"]
     assert ((st < 400) | (st >= 5000) & (st <= 5006) | (st >= 2.0**20)).all()  # no user active in the gaps
+
+
+def _spark_workload():
+    jobs = pd.DataFrame({"job_id": [0, 1, 2, 3], "submit_time": [0.0, 3.0, 5000.0, 2.0**17]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 1, 1, 2, 2, 2, 3, 3], "work": [10.0, 300.0, 20.0, 7.5, 5.0, 1, 2, 7.0, 1.0]})
+    return sl.Workload.from_frames(jobs, tasks)
+
+
+@pytest.mark.parametrize("options", [{}, {"min_executors": 2}, {"executor_idle_timeout": 1e6}, {"executor_start_time": 2.0}])
+def test_spark_dynamic_allocation_skips_the_ticks_of_idle_spans(options):
+    # dynamic allocation ticks every allocation_interval (0.1 s) through idle gaps: before,
+    # 1.31 M events for this 2^17-s workload (11.3 M with executors idle for 1e6 s after the
+    # end); the ticks that change nothing are skipped, the jobs, tasks and executors tables and
+    # the end time are those of the run stepping through every tick (compared when this was
+    # written over 20 configurations), pinned here by what must hold of them
+    r = sl.simulate(sl.Cluster(4, slots=2), _spark_workload(), "spark_fifo", dynamic_allocation=True, seed=2, **options)
+    skipped = r.counters["idle_allocation_ticks"]
+    assert r.events < 5000 and skipped > 1e6
+    assert r.jobs["finish_time"].notna().all()
+    ex = r.series["executors"]
+    timeout = options.get("executor_idle_timeout", 60.0)
+    floor = options.get("min_executors", 0)
+    # an executor idle for executor_idle_timeout goes at the first tick after it, skipped ticks or not
+    ends = r.tasks.groupby(r.tasks["job_id"].map({0: 0, 1: 0, 2: 1, 3: 2}))["finish"].max().to_numpy()
+    for end, next_submit in zip(ends, [5000.0, 2.0**17, np.inf]):
+        due = np.ceil(round((end + timeout) / 0.1, 6)) * 0.1
+        gone = ex[(ex["time"] > end) & (ex["time"] < next_submit) & (ex["executors"] == floor)]
+        if floor or due >= next_submit:  # none goes (minExecutors), or the next job comes first
+            assert gone.empty, (end, ex)
+        else:
+            assert len(gone) and gone["time"].iloc[0] == pytest.approx(due), (end, ex)
+    # the end time is the tick of the last removal (or the last job's end): never a skipped tick
+    assert r.end_time == pytest.approx(max(ex["time"].max(), r.jobs["finish_time"].max()))
+
+
+def test_spark_time_limit_inside_an_idle_span_ends_on_its_last_tick():
+    for limit in (70000.0, 70000.05):
+        r = sl.simulate(sl.Cluster(4, slots=2), _spark_workload(), "spark_fifo", dynamic_allocation=True,
+                        time_limit=limit)
+        assert r.end_time == 70000.0 and r.events < 5000
+        assert r.jobs["finish_time"].isna().sum() == 1
