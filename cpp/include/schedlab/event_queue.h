@@ -63,6 +63,13 @@ class EventQueue {
     b = heap_.front().b;
     return true;
   }
+  // The same with the payload a as well.
+  bool heap_front_is(uint32_t kind, uint32_t& a, uint64_t& b) const {
+    if (heap_.empty() || heap_.front().kind != kind) return false;
+    a = heap_.front().a;
+    b = heap_.front().b;
+    return true;
+  }
   Event pop() {
     if (lane_first()) {
       const Slot s = lane_[lane_head_];

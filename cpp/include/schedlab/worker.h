@@ -238,6 +238,17 @@ class Sim {
   // time of the next window to queue
   double idle_windows(double next);
   [[noreturn]] void throw_never_finish() const;
+  // Cache prefetches of worker w's record, queue header and own probe slots; of its queue array.
+  void prefetch_worker(int32_t w) const {
+    __builtin_prefetch(&workers_[w]);
+    __builtin_prefetch(&queues_[w]);
+    __builtin_prefetch(&pool_[static_cast<size_t>(w) * kOwnProbes]);
+  }
+  void prefetch_queue(int32_t w) const {
+    const QueueArray& qa = queues_[w];
+    __builtin_prefetch(qa.e.data() + qa.first);
+    __builtin_prefetch(qa.e.data() + qa.e.size());
+  }
   int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
   void free_probe(int32_t p);
   void append(int32_t w, int32_t p, double acc = 0.0);
@@ -314,6 +325,7 @@ class Sim {
   std::map<std::string, double> counters_;
   std::map<std::string, TimeSeries> series_;
   uint64_t noops_ = 0, launches_ = 0, clones_ = 0;
+  double probes_ = 0;  // probes sent (counter "probes")
 };
 
 }  // namespace schedlab::worker

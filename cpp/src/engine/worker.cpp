@@ -343,7 +343,7 @@ void Sim::send_probes(int32_t job, const int32_t* targets, size_t n, double dela
   }
   deliveries_[d].job = job;
   deliveries_[d].targets.assign(targets, targets + n);
-  counters_["probes"] += double(n);
+  probes_ += double(n);
   q_.push_ordered(now_ + delay, kRankProbe, kProbeBatch, static_cast<uint32_t>(d));
 }
 
@@ -352,7 +352,13 @@ void Sim::deliver(int32_t d) {
   const uint8_t flags = job_long_[job] ? kProbeLong : 0;
   // targets are read by index: serving may trigger sends that grow deliveries_
   const size_t n = deliveries_[d].targets.size();
+  // The targets are random workers: their records, queues and probe slots are fetched a few
+  // probes ahead, so that the cache misses of consecutive probes overlap.
+  constexpr size_t kAhead = 4;
+  for (size_t i = 0; i < n && i < kAhead; ++i) prefetch_worker(deliveries_[d].targets[i]);
   for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetch_worker(deliveries_[d].targets[i + kAhead]);
+    if (i + 1 < n) prefetch_queue(deliveries_[d].targets[i + 1]);
     const int32_t w = deliveries_[d].targets[i];
     const int32_t p = alloc_probe(w, job, flags);
     append(w, p);
@@ -652,6 +658,12 @@ bool Sim::loop() {
     now_ = e.time;
     ++events_;
     poll_interrupt(events_, now_);
+    // the next task end's worker (a random one): fetched while this event is handled
+    {
+      uint32_t w;
+      uint64_t a;
+      if (q_.heap_front_is(kTaskEnd, w, a)) prefetch_worker(static_cast<int32_t>(w));
+    }
     switch (e.kind) {
       case kArrival: {
         const int32_t j = static_cast<int32_t>(next_job_++);
@@ -737,6 +749,7 @@ SimResult Sim::finish_result(SimResult r, bool last) {
   }
   for (auto& [k, v] : r.att_extra) v.resize(na, kNaN);
   r.counters = counters_;
+  if (probes_ > 0) r.counters["probes"] += probes_;
   if (idle_windows_ > 0) r.counters["idle_windows"] = idle_windows_;
   r.counters["noop_replies"] = double(noops_);
   r.counters["launches"] = double(launches_);

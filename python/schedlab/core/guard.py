@@ -184,6 +184,8 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     estimate of the usual case, meant to catch runs that are out of reach by orders of magnitude."""
     import numpy as np
 
+    from .workload import stage_max
+
     options = {**_defaults(engine), **options}
     j, t = workload.native().columns()
     n_tasks = float(len(t["work"]))
@@ -214,8 +216,7 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
         counts = np.diff(begin)
         job_of = np.repeat(np.arange(len(counts)), counts)
         stage = np.asarray(t["stage"], dtype=np.int64) if "stage" in t else np.zeros(len(work), dtype=np.int64)
-        longest = np.zeros((len(counts), 2))
-        np.maximum.at(longest, (job_of, np.minimum(stage, 1)), work / speed + copy)
+        longest = stage_max(work / speed + copy, job_of, stage, len(counts))
         per_job = np.maximum(np.bincount(job_of, work, minlength=len(counts)) / speed / max(slots, 1.0),
                              longest.sum(axis=1))
         busy = float(per_job.sum())

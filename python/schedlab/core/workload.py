@@ -322,11 +322,7 @@ class Workload:
         tb = np.asarray(j["task_begin"])
         work = np.asarray(t["work"])
         stage = np.asarray(t["stage"])
-        longest = np.zeros((len(tb) - 1, 2))
-        if len(work):
-            job = np.asarray(t["job"])
-            np.maximum.at(longest, (job, stage.astype(np.int64)), work)
-        return longest.sum(axis=1)
+        return stage_max(work, np.asarray(t["job"]), stage, len(tb) - 1).sum(axis=1)
 
     @property
     def tasks(self) -> pd.DataFrame:
@@ -542,6 +538,18 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
                       f"{_label(jobs['job_id'].iloc[p])!r}, which is submitted later ({float(submit[p])!r} > {float(submit[i])!r}); "
                       f"a parent must not be submitted after its child")
     return child, parent
+
+
+def stage_max(values, job, stage, n_jobs):
+    """Per job and stage (0 = map, 1 = reduce): the largest of ``values`` (one per task) and 0, as
+    an (n_jobs, 2) array. One maximum per run of equal (job, stage) -- the tasks' dense order keeps
+    each in one run -- instead of NumPy's unbuffered ``maximum.at`` per task."""
+    out = np.zeros((n_jobs, 2))
+    if len(values):
+        key = np.asarray(job, dtype=np.int64) * 2 + np.minimum(np.asarray(stage, dtype=np.int64), 1)
+        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        np.maximum.at(out.reshape(-1), key[starts], np.maximum.reduceat(np.asarray(values, dtype=np.float64), starts))
+    return out
 
 
 def dag_levels(n, child, parent):
