@@ -738,3 +738,73 @@ def claim_google_scale_order(size="small"):
                     note=f"{GOOGLE_SCALE[size]['jobs']} jobs on {GOOGLE_SCALE[size]['workers']} workers, short-job "
                          "improvement %: " + "; ".join(f"{l} {v:.1f}" for l, _, v in rows),
                     ylabel="short-job improvement (%)")
+
+
+# Micro-benchmark 1 (Fig. 5.3) and the macro-benchmark (§5.4.3, Figs. 5.6-5.7)
+def claim_eunomia_micro1_equal_shares(size="small"):
+    """Micro-1 (Fig. 5.3): once job 2 arrives (t = 10 s), Eunomia gives jobs 1 and 2 equal progress
+    shares (about 50 % / 50 %); value: |share of job 1 - share of job 2| at t = 25 s (runtime =
+    work / P), per seed."""
+    from ..core.simulate import simulate
+    from ..engines.share import progress_shares
+    rows, vals = [], []
+    for seed in _micro_seeds(size):
+        r = simulate(micro_cluster(), micro1_workload(seed=seed), "eunomia", seed=seed, performance=MICRO_PERFORMANCE_OPTION)
+        ps = progress_shares(r).loc[25.0]
+        rows += [("job 1 share at 25 s", seed, float(ps["job1"])), ("job 2 share at 25 s", seed, float(ps["job2"]))]
+        vals.append(float(abs(ps["job1"] - ps["job2"])))
+    return Measured(vals, pd.DataFrame(rows, columns=["label", "seed", "value"]),
+                    note="progress shares at 25 s, per seed: " + "; ".join(f"{l} (seed {s}) {v:.3f}" for l, s, v in rows),
+                    ylabel="progress share at 25 s, micro-1")
+
+
+MACRO = {"small": {"jobs": 500, "span": 900.0}, "full": {"jobs": 2888, "span": 5000.0}}
+
+
+@functools.lru_cache(maxsize=None)
+def macro_runs(size="small") -> dict:
+    """The macro-benchmark as the claims run it: {(seed, scheduler, placement): Result} for Choosy,
+    TSF and Eunomia with each one's default placement and with the common placements first_fit
+    and fastest, on ``macro_cluster`` and ``macro_workload`` built from the Alibaba 2017 batch task
+    sample (500 jobs over 900 s, one seed at size "small"; 2,888 over 5,000 s, three seeds at
+    "full"). Cached: treat the results as read-only."""
+    from ..core.simulate import simulate
+    from ..schedulers import get
+    from ..workloads.download import find_sample
+    path = find_sample("alibaba2017/batch_task.csv")
+    if path is None:
+        raise FileNotFoundError("the Alibaba 2017 sample alibaba2017/batch_task.csv is not present (set SCHEDLAB_TRACES "
+                                "or 'schedlab config set traces FOLDER')")
+    out = {}
+    for seed in _micro_seeds(size):
+        mc, attrs = macro_cluster(seed=seed)
+        wl = macro_workload(mc, attrs, seed=seed, jobs=MACRO[size]["jobs"], span=MACRO[size]["span"], trace=path)
+        for s in ("choosy", "tsf", "eunomia"):
+            for pl in ("default", "first_fit", "fastest"):
+                cfg = get(s) if pl == "default" else get(s, placement=pl)
+                out[(seed, s, pl)] = simulate(mc, wl, cfg, seed=seed, performance=MACRO_PERFORMANCE_OPTION, sample_interval=10)
+    return out
+
+
+def claim_eunomia_macro_like_baselines(size="small"):
+    """Macro (Figs. 5.6-5.7): Eunomia's job delays are "nearly the same" as TSF's and Choosy's;
+    value: the largest |Eunomia's mean completion delay / the baseline's - 1| (%) over TSF and
+    Choosy under a common placement (first_fit, fastest), per seed (first 10 % of jobs dropped)."""
+    from ..engines.share import delays
+    runs = macro_runs(size)
+    mean = {k: float(delays(r, warmup=0.1)["completion_delay"].mean()) for k, r in runs.items()}
+    rows, vals = [], {}
+    for (seed, s, pl), v in mean.items():
+        if s == "eunomia" or pl == "default":
+            continue
+        d = 100 * (mean[(seed, "eunomia", pl)] / v - 1)
+        rows.append((f"Eunomia / {s}, {pl}", seed, d))
+        vals[seed] = max(vals.get(seed, 0.0), abs(d))
+    frame = pd.DataFrame(rows, columns=["label", "seed", "value"])
+    dflt = {s: round(100 * (mean[(seed, "eunomia", "default")] / mean[(seed, s, "default")] - 1), 1)
+            for seed in vals for s in ("tsf", "choosy")}
+    return Measured([vals[k] for k in sorted(vals)], frame,
+                    note="Eunomia's mean completion delay against the baseline's, % (mean over seeds): "
+                         f"{frame.groupby('label', sort=False)['value'].mean().round(1).to_dict()}; with each scheduler's "
+                         f"default placement (Eunomia fastest free node, the others first fit; last seed): {dflt}",
+                    ylabel="Eunomia / baseline mean completion delay - 1 (%)")
