@@ -237,7 +237,7 @@ struct TaskSet {
   uint8_t levels[5] = {};
   uint8_t n_levels = 0, cur = 0;
   double last_reset = 0;
-  bool no_rejects_since_reset = true;
+  bool nopref_pass = false;  // one of its levels is NO_PREF (a pass that delay scheduling does not cap)
   bool active = false, waiting = false, idle = false;
   int64_t all_cur = 0;
   int32_t exec_b = 0, exec_e = 0, host_b = 0, host_e = 0, rack_b = 0, rack_e = 0;  // into lists_
@@ -304,6 +304,7 @@ class Sim {
   void arm_speculation();
   // ---- TaskSchedulerImpl / TaskSetManager
   void resource_offers(int32_t single_executor);  // -1: every executor with free cores
+  void offer_task_set(TaskSet& ts, bool all_free, int64_t& free_total);
   void sorted_task_sets();
   bool can_launch_on(TaskSet& ts, int32_t e);
   void offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_rejects, uint8_t& global_min, int64_t& free_total);
@@ -421,6 +422,34 @@ class Sim {
   std::vector<int32_t> offer_exec_, offer_free_;
   std::vector<int32_t> offer_pos_;    // per executor: its index in the current offers, -1 none
   std::vector<int32_t> cand_;         // offers that can launch at a local level, for the task set in hand
+  // per task set: no delay-scheduling rejection since its timer's last reset (TaskSchedulerImpl's
+  // noRejectsSinceLastReset)
+  std::vector<uint8_t> no_rejects_since_reset_;
+  // An offer of one executor (a task's end) walks every waiting task set, and nearly all of them
+  // wait for other executors. A task set is *quiet* when such an offer is sure to do nothing to it
+  // but a rejection: it waits at PROCESS_LOCAL or NODE_LOCAL (tasks left at that level, its
+  // timer short of the level's wait, so getAllowedLocalityLevel changes nothing), with no task
+  // without preference that the NO_PREF pass could take, no failed task back in its lists and no
+  // speculatable task -- unless the executor or its host is one its waiting tasks prefer, which
+  // the indexes below tell. A task set is certified quiet after each time it is offered, and any
+  // change to it outside an offer (tasks pending again, speculatable tasks, locality levels
+  // recomputed, abort, submission) clears that (unquiet). The walk skips it then with the
+  // rejection it would record: the same schedule (Options::sparse_offers = false checks it).
+  struct Quiet {
+    double reset = 0, wait = 0;  // the timer's last reset and the level's wait (less kEps), as allowed_level compares them
+    uint8_t ok = 0;
+  };
+  std::vector<Quiet> quiet_;
+  void certify(int32_t s);
+  void unquiet(int32_t s) { quiet_[s].ok = 0; }
+  // per executor and per host: (task set, index in lists_) of the lists of an active task set's
+  // tasks preferring it (filled on each submission of the task set, when its lists refill;
+  // entries whose set is inactive or list is exhausted are dropped when met: failed tasks go to
+  // TaskSet::retry, not back into the lists)
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> by_exec_, by_host_;
+  std::vector<uint64_t> prefers_;  // per task set: the offer round in which the offered executor or its host is preferred
+  uint64_t round_ = 0;
+  void mark_preferring(int32_t e);
   bool cand_ready_ = false;
   void build_candidates(TaskSet& ts);
 
@@ -548,6 +577,11 @@ void Sim::build() {
   slot_top_.assign(n_exec_, 0);
   alive_per_host_.assign(host(n_exec_ - 1) + 1, 0);
   offer_pos_.assign(n_exec_, -1);
+  no_rejects_since_reset_.assign(nj, 1);
+  quiet_.assign(nj, Quiet{});
+  prefers_.assign(nj, 0);
+  by_exec_.assign(n_exec_, {});
+  by_host_.assign(host(n_exec_ - 1) + 1, {});
   alive_per_rack_.assign(std::max(cl_.n_racks, 1), 0);
   max_exec_ = std::min(opt_.max_executors, n_exec_);
   exec_series_ = TimeSeries::with_columns({"time", "executors", "target"});
@@ -636,10 +670,12 @@ void Sim::compute_levels(TaskSet& ts) {
   for (int32_t i = ts.rack_b; i < ts.rack_e && !any; ++i) any = alive_per_rack_[lists_[i].key] > 0;
   if (any) ts.levels[ts.n_levels++] = kRackLocal;
   ts.levels[ts.n_levels++] = kAny;
+  ts.nopref_pass = ts.nopref_e > ts.nopref_b;
   // getLocalityIndex(previous level): the first level not more local than it
   uint8_t k = 0;
   while (before > ts.levels[k]) ++k;
   ts.cur = k;
+  unquiet(ts.stage);
 }
 
 void Sim::reset_timer(TaskSet& ts, uint8_t min_level) {
@@ -979,47 +1015,20 @@ void Sim::resource_offers(int32_t single_executor) {
   const bool all_free = single_executor < 0;
   for (size_t i = 0; i < offer_exec_.size(); ++i) offer_pos_[offer_exec_[i]] = static_cast<int32_t>(i);
   sorted_task_sets();
+  const bool one = offer_exec_.size() == 1 && opt_.sparse_offers;
+  if (one) mark_preferring(offer_exec_[0]);
   for (int32_t s : order_) {
     if (free_total < opt_.task_cpus) break;  // nothing left to offer: the rest would see no offer
-    TaskSet& ts = ts_[s];
-    if (!ts.active) continue;
-    if (ts.unlaunched == 0 && ts.spec.empty()) {
-      // Offered, a task set with nothing to launch only moves its delay timer: getAllowedLocalityLevel
-      // skips the levels without waiting tasks (to ANY, resetting the timer). That matters when
-      // tasks wait again later (a failed task, a speculative copy), so it is done when those can
-      // happen (reoffer_: the idle_ task sets, whose timer has not reached ANY); otherwise such
-      // task sets are not in the order at all.
-      allowed_level(ts);
-      continue;
-    }
-    if (offer_exec_.size() == 1 && ts.spec.empty() && opt_.sparse_offers && !can_launch_on(ts, offer_exec_[0])) {
-      // one executor that no task of this set may run on now: every pass finds nothing, and
-      // the ANY pass rejects (tasks wait)
-      if (!opt_.legacy_locality_reset) ts.no_rejects_since_reset = false;
-      continue;
-    }
-    bool launched_any = false, no_rejects = true;
-    uint8_t global_min = kAny + 1;
-    cand_ready_ = false;
-    for (uint8_t li = 0; li < ts.n_levels; ++li) {
-      const uint8_t max_level = ts.levels[li];
-      bool launched_here;
-      do {
-        launched_here = false;
-        offer_pass(ts, max_level, launched_here, no_rejects, global_min, free_total);
-        launched_any |= launched_here;
-      } while (launched_here);
-    }
-    if (!opt_.legacy_locality_reset) {
-      if (no_rejects) {
-        if (launched_any && (all_free || ts.no_rejects_since_reset)) {
-          reset_timer(ts, global_min);
-          ts.no_rejects_since_reset = true;
-        }
-      } else {
-        ts.no_rejects_since_reset = false;
+    if (one) {
+      const Quiet& q = quiet_[s];
+      if (q.ok && prefers_[s] != round_ && !(now_ - q.reset >= q.wait)) {  // (allowed_level's comparison)
+        // quiet: every pass finds nothing, and the ANY pass rejects (tasks wait)
+        if (!opt_.legacy_locality_reset) no_rejects_since_reset_[s] = 0;
+        continue;
       }
     }
+    offer_task_set(ts_[s], all_free, free_total);
+    certify(s);
   }
   for (int32_t e : offer_exec_) offer_pos_[e] = -1;
   if (!idle_.empty()) {  // those offered now sit at their last level: nothing more to move
@@ -1033,6 +1042,79 @@ void Sim::resource_offers(int32_t single_executor) {
   }
 }
 
+// TaskSchedulerImpl.resourceOffers for one task set: resourceOfferSingleTaskSet at each of its
+// locality levels until a pass launches nothing, then the delay timer's reset (Spark 3.1+).
+void Sim::offer_task_set(TaskSet& ts, bool all_free, int64_t& free_total) {
+  if (!ts.active) return;
+  if (ts.unlaunched == 0 && ts.spec.empty()) {
+    // Offered, a task set with nothing to launch only moves its delay timer: getAllowedLocalityLevel
+    // skips the levels without waiting tasks (to ANY, resetting the timer). That matters when
+    // tasks wait again later (a failed task, a speculative copy), so it is done when those can
+    // happen (reoffer_: the idle_ task sets, whose timer has not reached ANY); otherwise such
+    // task sets are not in the order at all.
+    allowed_level(ts);
+    return;
+  }
+  if (offer_exec_.size() == 1 && ts.spec.empty() && opt_.sparse_offers && !can_launch_on(ts, offer_exec_[0])) {
+    // one executor that no task of this set may run on now: every pass finds nothing, and
+    // the ANY pass rejects (tasks wait)
+    if (!opt_.legacy_locality_reset) no_rejects_since_reset_[ts.stage] = false;
+    return;
+  }
+  bool launched_any = false, no_rejects = true;
+  uint8_t global_min = kAny + 1;
+  cand_ready_ = false;
+  for (uint8_t li = 0; li < ts.n_levels; ++li) {
+    const uint8_t max_level = ts.levels[li];
+    bool launched_here;
+    do {
+      launched_here = false;
+      offer_pass(ts, max_level, launched_here, no_rejects, global_min, free_total);
+      launched_any |= launched_here;
+    } while (launched_here);
+  }
+  if (!opt_.legacy_locality_reset) {
+    if (no_rejects) {
+      if (launched_any && (all_free || no_rejects_since_reset_[ts.stage])) {
+        reset_timer(ts, global_min);
+        no_rejects_since_reset_[ts.stage] = true;
+      }
+    } else {
+      no_rejects_since_reset_[ts.stage] = false;
+    }
+  }
+}
+
+// After an offer: whether the task set is quiet (see Sim::quiet_), and until when.
+void Sim::certify(int32_t s) {
+  const TaskSet& ts = ts_[s];
+  Quiet& q = quiet_[s];
+  q.ok = 0;
+  if (!ts.active || !ts.waiting || ts.unlaunched == 0 || !ts.spec.empty() || !ts.retry.empty()) return;
+  if (ts.cur + 1 >= ts.n_levels) return;  // its last level (ANY): any executor will do
+  const uint8_t lvl = ts.levels[ts.cur];
+  if (lvl > kNodeLocal || ts.pend[lvl] == 0 || (ts.nopref_pass && ts.pend[2] > 0)) return;
+  q.reset = ts.last_reset;
+  q.wait = wait_of(lvl) - kEps;
+  q.ok = 1;
+}
+
+// Marks the task sets with a waiting task preferring executor e or its host (prefers_ = round_).
+void Sim::mark_preferring(int32_t e) {
+  ++round_;
+  for (auto* v : {&by_exec_[e], &by_host_[host(e)]})
+    for (size_t i = 0; i < v->size();) {
+      const auto [s, k] = (*v)[i];
+      if (!ts_[s].active || take(lists_[k]) < 0) {  // done with it: drop the entry
+        (*v)[i] = v->back();
+        v->pop_back();
+        continue;
+      }
+      prefers_[s] = round_;
+      ++i;
+    }
+}
+
 // One pass of resourceOfferSingleTaskSet: every offer with free cores, in order, once. An offer
 // that finds no task has no effect but a possible delay rejection (at maxLocality ANY); so while
 // the allowed level admits only tasks with preferences (PROCESS_LOCAL, NODE_LOCAL), the pass
@@ -1042,13 +1124,13 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
                      int64_t& free_total) {
   uint8_t allowed = max_level;
   if (max_level != kNoPref) allowed = std::min(allowed_level(ts), max_level);
-  if (!opt_.sparse_offers || allowed >= kNoPref || !ts.spec.empty() || !ts.retry.empty() || offer_exec_.size() < 8) {
+  if (!opt_.sparse_offers || allowed >= kNoPref || !ts.retry.empty() || offer_exec_.size() < 8) {
     dense_pass(ts, max_level, 0, launched, no_rejects, global_min, free_total);
     return;
   }
-  // the candidates serve every pass of this task set in this round: offers a waiting task
-  // prefers by executor or host (a superset for a PROCESS_LOCAL pass: an extra offer visited
-  // finds nothing, as it would in Spark's pass over every offer)
+  // the candidates serve every pass of this task set in this round: offers a waiting task or a
+  // speculatable one prefers by executor or host (a superset for a PROCESS_LOCAL pass: an extra
+  // offer visited finds nothing, as it would in Spark's pass over every offer)
   if (!cand_ready_) build_candidates(ts);
   // rejections of the offers not visited in [from, to): one with free cores while tasks wait
   auto skipped = [&](size_t from, size_t to) {
@@ -1085,7 +1167,9 @@ void Sim::build_candidates(TaskSet& ts) {
     const int32_t pos = offer_pos_[lists_[k].key];
     if (pos >= 0 && take(lists_[k]) >= 0) cand_.push_back(pos);
   }
-  for (int32_t k = ts.host_b; k < ts.host_e; ++k) {
+  // one executor a host and executor preferences: the host lists hold what the executor lists do
+  const bool host_lists = opt_.executors_per_host > 1 || opt_.host_preferences;
+  for (int32_t k = host_lists ? ts.host_b : ts.host_e; k < ts.host_e; ++k) {
     const int32_t h = lists_[k].key;
     const int32_t e0 = h * opt_.executors_per_host, e1 = std::min(e0 + opt_.executors_per_host, n_exec_);
     bool has = false;
@@ -1096,6 +1180,14 @@ void Sim::build_candidates(TaskSet& ts) {
         cand_.push_back(offer_pos_[e]);
       }
   }
+  if (wl_.has_replicas())  // speculatable tasks: on their preferred executors or hosts (dequeueSpeculativeTask)
+    for (int32_t t : ts.spec)
+      for (int64_t k = wl_.replica_begin[t]; k < wl_.replica_begin[t + 1]; ++k) {
+        const int32_t e0 = host(wl_.replica_node[k]) * opt_.executors_per_host;
+        const int32_t e1 = std::min(e0 + opt_.executors_per_host, n_exec_);
+        for (int32_t e = e0; e < e1; ++e)
+          if (offer_pos_[e] >= 0) cand_.push_back(offer_pos_[e]);
+      }
   std::sort(cand_.begin(), cand_.end());
   cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
   cand_ready_ = true;
@@ -1103,8 +1195,14 @@ void Sim::build_candidates(TaskSet& ts) {
 
 void Sim::dense_pass(TaskSet& ts, uint8_t max_level, size_t from, bool& launched, bool& no_rejects, uint8_t& global_min,
                      int64_t& free_total) {
-  for (size_t i = from; i < offer_exec_.size(); ++i) {
+  for (size_t i = from; i < offer_exec_.size() && free_total >= opt_.task_cpus; ++i) {
     if (offer_free_[i] < opt_.task_cpus) continue;
+    if (ts.unlaunched == 0 && ts.spec.empty()) {
+      // nothing left to launch: each further offer would find nothing, reject nothing and call
+      // getAllowedLocalityLevel, which changes nothing after its first call at this time
+      if (max_level != kNoPref) allowed_level(ts);
+      return;
+    }
     bool reject = false;
     const int64_t a = resource_offer(ts, offer_exec_[i], max_level, reject);
     no_rejects &= !reject;
@@ -1168,7 +1266,7 @@ void Sim::submit_stage(int32_t s) {
     for (int32_t i = ts.rack_b; i < ts.rack_e; ++i) lists_[i].cur = lists_[i].begin;
     ts.nopref_cur = ts.nopref_b;
     ts.all_cur = ts.t0;
-    ts.no_rejects_since_reset = true;
+    no_rejects_since_reset_[s] = 1;
   }
   attempted_[s] = 1;
   ts.active = true;
@@ -1177,6 +1275,11 @@ void Sim::submit_stage(int32_t s) {
   ts.cur = 0;
   ts.last_reset = now_;
   if (std::isnan(stage_ready_[s])) stage_ready_[s] = now_;
+  if (opt_.sparse_offers) {
+    for (int32_t k = ts.exec_b; k < ts.exec_e; ++k) by_exec_[lists_[k].key].emplace_back(s, k);
+    if (opt_.executors_per_host > 1 || opt_.host_preferences)  // (else the host lists are the executor lists)
+      for (int32_t k = ts.host_b; k < ts.host_e; ++k) by_host_[lists_[k].key].emplace_back(s, k);
+  }
   // active_ in FIFO order (job, stage)
   auto pos = std::upper_bound(active_.begin(), active_.end(), s, [&](int32_t a, int32_t b) { return fifo_before(a, b); });
   active_.insert(pos, s);
@@ -1275,6 +1378,7 @@ void Sim::requeue(TaskSet& ts, int32_t t) {
   if (p & 4) ts.pend[2]++;
   if (p & 8) ts.pend[3]++;
   ts.retry.push_back(t);
+  unquiet(ts.stage);
   set_waiting(ts.stage, true);
   if (opt_.dynamic_allocation && std::isnan(add_time_)) add_time_ = now_ + opt_.backlog_timeout;
 }
@@ -1326,6 +1430,7 @@ void Sim::abort_job(int32_t job) {
     ts.spec.clear();
     ts.retry.clear();
     ts.active = false;
+    unquiet(s);
     active_.erase(std::find(active_.begin(), active_.end(), s));
     set_waiting(s, false);
   }
@@ -1542,6 +1647,7 @@ bool Sim::check_speculatable(TaskSet& ts) {
     if (std::find(ts.spec.begin(), ts.spec.end(), static_cast<int32_t>(t)) != ts.spec.end()) continue;
     if (att_spec_[a] || first_att_[t] != a) continue;  // a task gets one speculative copy
     ts.spec.push_back(static_cast<int32_t>(t));
+    unquiet(ts.stage);
     pending_total_++;
     set_waiting(ts.stage, true);
     found = true;
