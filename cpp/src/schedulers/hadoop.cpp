@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 
 #include "mr_common.h"
 
@@ -1029,6 +1030,26 @@ class CapacityScheduler : public Scheduler {
       for (int s = 0; s < 2; ++s) {
         const double mem = job_mem_[s][j];
         if (mem > 0) slots_per_[s][j] = std::max<int32_t>(1, int32_t(std::ceil(float(mem) / float(slot_mem_[s]))));
+      }
+    }
+    // a user limit (capacity x user-limit-factor, as job_may computes it) below the slots one task
+    // needs would never let the job run: the run would stall, so it is refused here
+    const int32_t total[2] = {sim.total_map_slots(), sim.total_reduce_slots()};
+    for (size_t j = 0; j < n_jobs; ++j) {
+      const Queue& q = queues_[size_t(queue_of_[j])];
+      if (!std::isfinite(q.ul_factor)) continue;
+      const int64_t b = wl.task_begin[j], e = wl.task_begin[j + 1], m = b + wl.n_maps[j];
+      for (int s = 0; s < 2; ++s) {
+        if (s == kMap ? b == m : m == e) continue;
+        const int32_t req = slots_per_[s][j];
+        const int32_t cap = std::max(int32_t(q.percent * float(total[s]) / 100.0f), req);
+        if (int64_t(float(cap) * float(q.ul_factor)) >= req) continue;
+        std::ostringstream o;
+        o << "capacity: parameter 'user_limit_factor' (or 'user_limit_factors') = " << q.ul_factor << " lets a user of queue "
+          << queue_of_[j] << " hold at most " << int64_t(float(cap) * float(q.ul_factor)) << " of its " << cap << " "
+          << (s == kMap ? "map" : "reduce") << " slots, fewer than the " << req << " a task of job " << j
+          << " needs: it could never run; raise it to at least " << double(req) / double(cap);
+        throw std::invalid_argument(o.str());
       }
     }
   }

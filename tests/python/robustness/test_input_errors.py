@@ -101,3 +101,15 @@ def test_from_frames_refuses_unhashable_labels(col):
     tasks = pd.DataFrame({"job_id": [0, 1, 2], "work": 1.0})
     with pytest.raises(ValueError, match=rf"jobs row 2 \(job_id 2\): '{col}' is \[\]; expected a label"):
         sl.Workload.from_frames(jobs, tasks)
+
+
+def test_capacity_user_limit_below_one_task_is_refused_up_front():
+    # before: "simulation made no progress" (a RuntimeError) after a simulated day
+    with pytest.raises(ValueError, match=r"capacity: parameter 'user_limit_factor' .* = 1e-09 lets a user of queue 0 "
+                                         r"hold at most 0 of its 8 map slots, fewer than the 1 a task of job 0 needs"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("capacity", user_limit_factor=1e-9))
+    with pytest.raises(ValueError, match=r"user_limit_factors'\) = 0.1 lets a user of queue 0 hold at most 0"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("capacity", user_limit_factors="0:0.1"))
+    # a factor that leaves one slot runs
+    r = sl.simulate(CLUSTER, workload(), sl.schedulers.get("capacity", user_limit_factor=0.125))
+    assert r.jobs["finish_time"].notna().all()
