@@ -89,7 +89,7 @@ def main():
     print(f"total {time.perf_counter() - w0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; "
           f"peak RSS {peak_gb():.2f} GB = {peak_gb() * 1024 ** 3 / wl.n_tasks:.0f} bytes per task")
     raw = r._raw
-    print(f"bytes per task: workload columns {nbytes(wl.native().columns()) / wl.n_tasks:.1f}, result columns "
+    print(f"bytes per task: workload columns {wl.native().nbytes / wl.n_tasks:.1f}, result columns "
           f"{nbytes([raw['jobs'], raw['attempts'], raw['series']]) / wl.n_tasks:.1f} "
           f"({len(raw['attempts']['task']):,} attempts)")
 

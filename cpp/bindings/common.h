@@ -12,6 +12,7 @@
 
 #include "schedlab/interrupt.h"
 #include "schedlab/params.h"
+#include "schedlab/workload.h"
 #include "schedlab/results.h"
 
 namespace schedlab::bindings {
@@ -82,7 +83,7 @@ void bind_python_policies(pybind11::module_& m);
 // Defined in gym.cpp: the episode time limit of a schedlab.gym environment given none: the last
 // arrival + 100 x the total work / the slots + 1000 s (far beyond a schedule that keeps slots busy;
 // it bounds an agent that leaves them idle).
-double gym_default_time_limit(const std::vector<double>& submit, const std::vector<double>& work, int64_t slots);
+double gym_default_time_limit(const std::vector<double>& submit, const TaskColumn& work, int64_t slots);
 // Defined in gym.cpp: the MapReduce engine paused at decisions (schedlab.gym).
 void bind_gym(pybind11::module_& m);
 // Defined in gym_worker.cpp: the worker engine paused at decisions (schedlab.gym).

@@ -279,10 +279,10 @@ class MapReduceGym {
 
 }  // namespace
 
-double gym_default_time_limit(const std::vector<double>& submit, const std::vector<double>& work, int64_t slots) {
+double gym_default_time_limit(const std::vector<double>& submit, const TaskColumn& work, int64_t slots) {
   double last = 0, sum = 0;
   for (double t : submit) last = std::max(last, t);
-  for (double w : work) sum += w;
+  for (size_t t = 0; t < work.size(); ++t) sum += work[t];
   return last + 100.0 * sum / double(std::max<int64_t>(slots, 1)) + 1000.0;
 }
 

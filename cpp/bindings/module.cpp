@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -47,6 +48,70 @@ std::vector<T> column(const py::dict& d, const char* name, bool required = false
   if (a.ndim() != 1) throw std::invalid_argument(std::string("column '") + name + "' must be one-dimensional");
   return std::vector<T>(a.data(), a.data() + a.size());
 }
+
+// A per-task column from a NumPy array: one value per (job, stage) when the values allow, without
+// a copy per task (w's task_job and task_stage read first); else a copy of the array.
+void read_task_column(const py::dict& d, const char* name, Workload& w, TaskColumn& c, bool required = false) {
+  if (!d.contains(name)) {
+    if (required) throw std::invalid_argument(std::string("missing column '") + name + "'");
+    return;
+  }
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(d[name]);
+  if (!a) throw std::invalid_argument(std::string("column '") + name + "' cannot be read as numbers");
+  if (a.ndim() != 1) throw std::invalid_argument(std::string("column '") + name + "' must be one-dimensional");
+  const size_t n = size_t(a.size());
+  if (n == w.task_job.size() && n == w.task_stage.size() &&
+      c.compact(w.task_job.data(), w.task_stage.data(), n, w.submit_time.size(), a.data()))
+    return;
+  c = std::vector<double>(a.data(), a.data() + n);
+}
+
+// A workload's task columns as a read-only mapping of names to NumPy arrays: views of the columns
+// held one value per task; a column held per (job, stage) is expanded into an array of its own
+// when first read (and kept by the mapping).
+struct TaskColumns {
+  py::object owner;  // the Workload
+  py::dict arrays;   // read so far
+  static const std::vector<std::string>& names() {
+    static const std::vector<std::string> n = {"job", "stage", "work", "estimate", "input_bytes", "output_bytes",
+                                               "vcores", "memory", "replica_begin", "replica_node"};
+    return n;
+  }
+  const TaskColumn& column(const std::string& k) const {
+    const Workload& w = owner.cast<const Workload&>();
+    if (k == "work") return w.work;
+    if (k == "estimate") return w.estimate;
+    if (k == "input_bytes") return w.input_bytes;
+    if (k == "output_bytes") return w.output_bytes;
+    if (k == "vcores") return w.vcores;
+    if (k == "memory") return w.memory;
+    throw py::key_error(k);
+  }
+  py::object get(const std::string& name) {
+    if (arrays.contains(name)) return arrays[py::str(name)];
+    const Workload& w = owner.cast<const Workload&>();
+    py::object a;
+    auto column = [&](const TaskColumn& c) -> py::object {
+      if (!c.per_block()) return view(c.values(), owner);
+      py::array_t<double> out = to_numpy(c.to_vector());
+      py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      return out;
+    };
+    if (name == "job") a = view(w.task_job, owner);
+    else if (name == "stage") a = view(w.task_stage, owner);
+    else if (name == "work") a = column(w.work);
+    else if (name == "estimate") a = column(w.estimate);
+    else if (name == "input_bytes") a = column(w.input_bytes);
+    else if (name == "output_bytes") a = column(w.output_bytes);
+    else if (name == "vcores") a = column(w.vcores);
+    else if (name == "memory") a = column(w.memory);
+    else if (name == "replica_begin") a = view(w.replica_begin, owner);
+    else if (name == "replica_node") a = view(w.replica_node, owner);
+    else throw py::key_error(name);
+    arrays[py::str(name)] = a;
+    return a;
+  }
+};
 
 }  // namespace
 
@@ -152,12 +217,12 @@ PYBIND11_MODULE(_core, m) {
              w->deadline = column<double>(jobs, "deadline");
              w->task_job = column<int32_t>(tasks, "job", true);
              w->task_stage = column<uint8_t>(tasks, "stage");
-             w->work = column<double>(tasks, "work", true);
-             w->estimate = column<double>(tasks, "estimate");
-             w->input_bytes = column<double>(tasks, "input_bytes");
-             w->output_bytes = column<double>(tasks, "output_bytes");
-             w->vcores = column<double>(tasks, "vcores");
-             w->memory = column<double>(tasks, "memory");
+             read_task_column(tasks, "work", *w, w->work, true);
+             read_task_column(tasks, "estimate", *w, w->estimate);
+             read_task_column(tasks, "input_bytes", *w, w->input_bytes);
+             read_task_column(tasks, "output_bytes", *w, w->output_bytes);
+             read_task_column(tasks, "vcores", *w, w->vcores);
+             read_task_column(tasks, "memory", *w, w->memory);
              w->replica_begin = column<int64_t>(tasks, "replica_begin");
              w->replica_node = column<int32_t>(tasks, "replica_node");
              w->eligible_begin = column<int64_t>(jobs, "eligible_begin");
@@ -171,9 +236,10 @@ PYBIND11_MODULE(_core, m) {
            py::arg("jobs"), py::arg("tasks"))
       .def_property_readonly("n_jobs", &Workload::n_jobs)
       .def_property_readonly("n_tasks", &Workload::n_tasks)
+      .def_property_readonly("nbytes", &Workload::nbytes, "bytes held by the workload's columns")
       .def("columns", [](py::object self) {
         const Workload& w = self.cast<const Workload&>();
-        py::dict jobs, tasks;
+        py::dict jobs;
         jobs["submit_time"] = view(w.submit_time, self);
         jobs["user"] = view(w.user, self);
         jobs["queue"] = view(w.queue, self);
@@ -186,18 +252,41 @@ PYBIND11_MODULE(_core, m) {
         jobs["parent_begin"] = view(w.parent_begin, self);
         jobs["parent_job"] = view(w.parent_job, self);
         jobs["dag"] = view(w.dag, self);
-        tasks["job"] = view(w.task_job, self);
-        tasks["stage"] = view(w.task_stage, self);
-        tasks["work"] = view(w.work, self);
-        tasks["estimate"] = view(w.estimate, self);
-        tasks["input_bytes"] = view(w.input_bytes, self);
-        tasks["output_bytes"] = view(w.output_bytes, self);
-        tasks["vcores"] = view(w.vcores, self);
-        tasks["memory"] = view(w.memory, self);
-        tasks["replica_begin"] = view(w.replica_begin, self);
-        tasks["replica_node"] = view(w.replica_node, self);
-        return py::make_tuple(jobs, tasks);
+        return py::make_tuple(jobs, TaskColumns{self, py::dict()});
       });
+
+  py::class_<TaskColumns>(m, "TaskColumns",
+                          "A workload's task columns: a read-only mapping of names to NumPy arrays (views; a "
+                          "column held one value per job and stage is expanded when first read)")
+      .def("__getitem__", &TaskColumns::get)
+      .def("__contains__", [](const TaskColumns&, const std::string& k) {
+        const auto& n = TaskColumns::names();
+        return std::find(n.begin(), n.end(), k) != n.end();
+      })
+      .def("__len__", [](const TaskColumns&) { return TaskColumns::names().size(); })
+      .def("__iter__", [](const TaskColumns&) { return py::iter(py::cast(TaskColumns::names())); })
+      .def("keys", [](const TaskColumns&) { return TaskColumns::names(); })
+      .def("values", [](TaskColumns& t) {
+        py::list out;
+        for (const auto& k : TaskColumns::names()) out.append(t.get(k));
+        return out;
+      })
+      .def("items", [](TaskColumns& t) {
+        py::list out;
+        for (const auto& k : TaskColumns::names()) out.append(py::make_tuple(k, t.get(k)));
+        return out;
+      })
+      .def("blocks", [](TaskColumns& t, const std::string& k) -> py::object {
+        const TaskColumn& c = t.column(k);
+        if (!c.per_block()) return py::none();
+        return to_numpy(std::vector<double>(c.blocks()));
+      }, py::arg("key"),
+         "A numeric task column held one value per (job, stage): those values (job j's stage s at 2j + s, "
+         "a stage without tasks 0); None for a column held per task")
+      .def("get", [](TaskColumns& t, const std::string& k, py::object dflt) {
+        const auto& n = TaskColumns::names();
+        return std::find(n.begin(), n.end(), k) != n.end() ? t.get(k) : dflt;
+      }, py::arg("key"), py::arg("default") = py::none());
 
   py::class_<Cluster, std::shared_ptr<Cluster>>(m, "Cluster")
       .def(py::init([](py::dict c, int32_t n_racks) {

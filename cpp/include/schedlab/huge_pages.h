@@ -24,6 +24,20 @@ inline void advise_huge_pages(const void* data, size_t bytes) {
 #endif
 }
 
+// Gives the whole pages inside [data, data + bytes) back to the system (their contents are lost:
+// for a large array already read to the end, freed piece by piece while its data moves elsewhere).
+inline void release_memory(const void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kPage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);  // failure: kept, harmless
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 // v.reserve(n), the new buffer advised for huge pages before anything is written to it.
 template <class T>
 void reserve_huge(std::vector<T>& v, size_t n) {

@@ -244,7 +244,7 @@ class Sim {
   // RUNNING, and the schedulers count it) until finalize_job(job) finishes it.
   void hold_jobs(bool hold) { hold_jobs_ = hold; }
   void finalize_job(int32_t job);
-  SimResult collect();
+  SimResult collect() { return collect(false); }
 
   // ---- stepping (reinforcement-learning environments: schedlab.gym) ----
   // start() once; then resume() runs events as run() does until a scheduler callback calls
@@ -427,6 +427,8 @@ class Sim {
   void sample();
   void check_stall();  // throws when tasks have waited stall_limit seconds with no attempt computing
   void release(int64_t attempt);
+  SimResult collect(bool last);  // last (the end of run()): the attempt records are freed as they are converted
+  void note_result_extras(int64_t a, int32_t orig_node, double speed);
   void place_replicas();
   void build_job_index(int32_t job);
   template <class F>
@@ -473,6 +475,7 @@ class Sim {
   // per attempt, apart from the records: copy end (see copy_end()), and two columns only the
   // results read (a speculative attempt's original node, else -1; the node's speed at launch)
   std::vector<double> attempt_copy_end_, attempt_orig_node_, attempt_speed_at_start_;
+  bool keep_result_extras_ = false;  // attempt_orig_node_ and attempt_speed_at_start_ are kept (see note_result_extras)
   std::vector<int32_t> active_jobs_;
   std::vector<int32_t> fresh_cursor_[2];  // next never-launched task per job and stage
   std::vector<std::vector<int32_t>> requeued_[2];  // tasks to re-run, served first

@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,7 +14,70 @@ namespace schedlab {
 
 enum Stage : uint8_t { kMap = 0, kReduce = 1 };
 
-struct Workload {
+// A per-task column of numbers, read as column[task]. Stored either one value per task, or, when
+// every task of each (job, stage) has the same value (trace readers that derive a job's tasks
+// from its figures, and the defaults), one value per (job, stage): 16 bytes per job instead of 8
+// per task. In that second form it reads the task's job and stage from the workload it belongs to
+// (bound by Workload; tasks are grouped by job and stage). Writing through it (push_back, a
+// non-const [], assign) turns it back into one value per task.
+class TaskColumn {
+ public:
+  TaskColumn() = default;
+  TaskColumn(std::initializer_list<double> v) : v_(v) {}
+  TaskColumn(std::vector<double> v) : v_(std::move(v)) {}  // NOLINT: a vector is a column
+  TaskColumn& operator=(std::vector<double> v) {
+    v_ = std::move(v);
+    std::vector<double>().swap(blocks_);
+    n_ = 0;
+    return *this;
+  }
+  TaskColumn& operator=(std::initializer_list<double> v) { return *this = std::vector<double>(v); }
+
+  double operator[](size_t t) const { return blocks_.empty() ? v_[t] : blocks_[2 * size_t(job_[t]) + stage_[t]]; }
+  double& operator[](size_t t) {
+    expand();
+    return v_[t];
+  }
+  size_t size() const { return blocks_.empty() ? v_.size() : n_; }
+  bool empty() const { return size() == 0; }
+  void push_back(double x) {
+    expand();
+    v_.push_back(x);
+  }
+  void reserve(size_t n) {
+    expand();
+    v_.reserve(n);
+  }
+  void assign(size_t n, double x) { *this = std::vector<double>(n, x); }
+
+  // One value per (job, stage): block 2j + s holds every task of job j's stage s.
+  bool per_block() const { return !blocks_.empty(); }
+  const std::vector<double>& blocks() const { return blocks_; }
+  const std::vector<double>& values() const { return v_; }  // one per task (empty in the per-block form)
+  // The same values one per task (a copy), and the bytes it holds.
+  std::vector<double> to_vector() const;
+  size_t nbytes() const { return (v_.capacity() + blocks_.capacity()) * sizeof(double); }
+  // Makes it per-block when its values allow: each (job, stage) of `job`/`stage` (n tasks, of
+  // `n_jobs` jobs) holds one value; whether it is per-block now. With `data` (n values), those
+  // values are taken instead of the column's own, if they allow (else the column is unchanged).
+  bool compact(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, const double* data = nullptr);
+  // The same value for every task of n tasks of n_jobs jobs.
+  void fill(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, double x);
+  void bind(const int32_t* job, const uint8_t* stage) {
+    job_ = job;
+    stage_ = stage;
+  }
+
+ private:
+  void expand();  // back to one value per task
+  std::vector<double> v_;
+  std::vector<double> blocks_;
+  size_t n_ = 0;  // tasks, in the per-block form
+  const int32_t* job_ = nullptr;
+  const uint8_t* stage_ = nullptr;
+};
+
+struct WorkloadColumns {
   // --- jobs (index = dense job id) ---
   std::vector<double> submit_time;
   std::vector<int32_t> user;      // pool / user id (dense, 0-based)
@@ -29,12 +93,12 @@ struct Workload {
   // --- tasks (index = dense task id) ---
   std::vector<int32_t> task_job;
   std::vector<uint8_t> task_stage;
-  std::vector<double> work;           // seconds at speed 1 (actual)
-  std::vector<double> estimate;       // scheduler-visible estimate of work (defaults to work)
-  std::vector<double> input_bytes;    // map input (block) bytes; reduce shuffle input bytes
-  std::vector<double> output_bytes;   // map output (intermediate) bytes
-  std::vector<double> vcores;         // container demand
-  std::vector<double> memory;
+  TaskColumn work;           // seconds at speed 1 (actual)
+  TaskColumn estimate;       // scheduler-visible estimate of work (defaults to work)
+  TaskColumn input_bytes;    // map input (block) bytes; reduce shuffle input bytes
+  TaskColumn output_bytes;   // map output (intermediate) bytes
+  TaskColumn vcores;         // container demand
+  TaskColumn memory;
   // Input block replicas: task t's replica nodes are replica_node[replica_begin[t] .. replica_begin[t+1]).
   std::vector<int64_t> replica_begin;  // size n_tasks + 1 (may be empty = no locality info)
   std::vector<int32_t> replica_node;
@@ -53,6 +117,29 @@ struct Workload {
   // The DAG (workflow) each job belongs to: dense ids in [0, n_jobs); default (filled by
   // finalize()): the job's own id.
   std::vector<int32_t> dag;
+};
+
+// The workload: its columns (WorkloadColumns), the per-task ones bound to its own task_job and
+// task_stage (a copy or a move binds them again).
+struct Workload : WorkloadColumns {
+  Workload() = default;
+  Workload(const Workload& o) : WorkloadColumns(o) { bind(); }
+  Workload(Workload&& o) noexcept : WorkloadColumns(std::move(o)) { bind(); }
+  Workload& operator=(const Workload& o) {
+    WorkloadColumns::operator=(o);
+    bind();
+    return *this;
+  }
+  Workload& operator=(Workload&& o) noexcept {
+    WorkloadColumns::operator=(std::move(o));
+    bind();
+    return *this;
+  }
+  void bind() {
+    for (TaskColumn* c : {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory})
+      c->bind(task_job.data(), task_stage.data());
+  }
+  size_t nbytes() const;  // bytes held by the columns
 
   size_t n_jobs() const { return submit_time.size(); }
   size_t n_tasks() const { return task_job.size(); }

@@ -252,8 +252,6 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   assign_huge(task_last_attempt_, nt, int32_t(-1));
   reserve_huge(attempts_, nt);  // at least one attempt per task: no regrowth copies in the common case
   reserve_huge(attempt_copy_end_, nt);
-  reserve_huge(attempt_orig_node_, nt);
-  reserve_huge(attempt_speed_at_start_, nt);
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -688,11 +686,26 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   }
   attempts_.push_back(at);
   attempt_copy_end_.push_back(copy_end);
-  attempt_orig_node_.push_back(orig_node);
-  attempt_speed_at_start_.push_back(effective_speed(node));
+  note_result_extras(a, orig_node, effective_speed(node));
   if (waits_for_maps) waiting_reduces_[job].push_back(a);
   else if (!opt_.driven) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
   return a;
+}
+
+// A speculative copy's original node and the node's speed at launch: kept per attempt only once
+// some attempt has other values than the defaults (-1, the node's nominal speed), i.e. with
+// speculation or faults; before, the columns are empty (the Python layer fills them on demand).
+void Sim::note_result_extras(int64_t a, int32_t orig_node, double speed) {
+  if (!keep_result_extras_) {
+    if (orig_node == -1 && speed == cluster_.speed[size_t(attempts_[size_t(a)].node)]) return;
+    keep_result_extras_ = true;
+    reserve_huge(attempt_orig_node_, std::max(attempts_.capacity(), size_t(a) + 1));
+    reserve_huge(attempt_speed_at_start_, std::max(attempts_.capacity(), size_t(a) + 1));
+    attempt_orig_node_.assign(size_t(a), -1.0);
+    for (int64_t o = 0; o < a; ++o) attempt_speed_at_start_.push_back(cluster_.speed[size_t(attempts_[size_t(o)].node)]);
+  }
+  attempt_orig_node_.push_back(orig_node);
+  attempt_speed_at_start_.push_back(speed);
 }
 
 void Sim::finish_reduce_copy(int32_t job) {
@@ -1260,7 +1273,7 @@ SimResult Sim::run() {
     if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);
     process(e);
   }
-  return collect();
+  return collect(true);
 }
 
 bool Sim::resume() {
@@ -1422,7 +1435,7 @@ void Sim::set_progress(int64_t a, double p) {
   attempts_[a].updated = now_;
 }
 
-SimResult Sim::collect() {
+SimResult Sim::collect(bool last) {
   const size_t nj = wl_.n_jobs();
   SimResult r;
   r.events = events_;
@@ -1446,34 +1459,32 @@ SimResult Sim::collect() {
     ended.resize(nj);
     for (size_t j = 0; j < nj; ++j) ended[j] = double(jobs_[j].ended);
   }
-  // one pass over the records, each column written once (reserved, not value-initialized first);
-  // the columns kept apart during the run are handed over below as they are
+  // The attempt columns, each written once (reserved, not value-initialized first). The task
+  // column first: the scheduler and speculator report next, and may read it and the records.
   const size_t na = attempts_.size();
-  // A speculative copy's original node and the node's speed at launch hold only their defaults
-  // (-1, the node's nominal speed) without speculation and faults: then they are handed over
-  // empty, the Python layer filling them on demand, and freed before the result's columns are
-  // made (16 bytes per attempt off the peak and off the result).
-  bool defaults = attempt_orig_node_.size() == na && attempt_speed_at_start_.size() == na;
-  for (size_t a = 0; a < na && defaults; ++a)
-    defaults = attempt_orig_node_[a] == -1.0 && attempt_speed_at_start_[a] == cluster_.speed[size_t(attempts_[a].node)];
-  if (defaults) {
-    std::vector<double>().swap(attempt_orig_node_);
-    std::vector<double>().swap(attempt_speed_at_start_);
-  }
-  reserve_huge(r.att_task, na); reserve_huge(r.att_node, na); reserve_huge(r.att_start, na); reserve_huge(r.att_finish, na);
-  reserve_huge(r.att_status, na); reserve_huge(r.att_locality, na); reserve_huge(r.att_slot, na);
-  reserve_huge(r.att_speculative, na); reserve_huge(r.att_slot_type, na);
-  for (const Attempt& at : attempts_) {
-    r.att_task.push_back(at.task); r.att_node.push_back(at.node); r.att_start.push_back(at.start);
-    r.att_finish.push_back(at.status == kRunning ? kNaN : at.finish);
-    r.att_status.push_back(at.status); r.att_locality.push_back(at.locality); r.att_slot.push_back(at.slot_pos);
-    r.att_speculative.push_back(at.speculative);
-    r.att_slot_type.push_back(at.slot_type);
-  }
-  // the scheduler and speculator report last (they may add counters and series)
+  reserve_huge(r.att_task, na);
+  for (const Attempt& at : attempts_) r.att_task.push_back(at.task);
   sched_.finish(*this, r);
   if (spec_) spec_->finish(*this, r);
-  // (after them: they may still read an attempt's copy end)
+  reserve_huge(r.att_node, na); reserve_huge(r.att_start, na); reserve_huge(r.att_finish, na);
+  reserve_huge(r.att_status, na); reserve_huge(r.att_locality, na); reserve_huge(r.att_slot, na);
+  reserve_huge(r.att_speculative, na); reserve_huge(r.att_slot_type, na);
+  // At the end of a run (`last`) the records are released block by block as they are converted,
+  // so that the columns (32 bytes per attempt) never coexist with all the records (64).
+  constexpr size_t kBlock = size_t(1) << 15;  // attempts per block (2 MB of records)
+  for (size_t b = 0; b < na; b += kBlock) {
+    const size_t e = std::min(na, b + kBlock);
+    for (size_t a = b; a < e; ++a) {
+      const Attempt& at = attempts_[a];
+      r.att_node.push_back(at.node); r.att_start.push_back(at.start);
+      r.att_finish.push_back(at.status == kRunning ? kNaN : at.finish);
+      r.att_status.push_back(at.status); r.att_locality.push_back(at.locality); r.att_slot.push_back(at.slot_pos);
+      r.att_speculative.push_back(at.speculative);
+      r.att_slot_type.push_back(at.slot_type);
+    }
+    if (last) release_memory(attempts_.data() + b, (e - b) * sizeof(Attempt));
+  }
+  if (last) std::vector<Attempt>().swap(attempts_);
   r.att_extra["copy_end"] = std::move(attempt_copy_end_);
   r.att_extra["orig_node"] = std::move(attempt_orig_node_);
   r.att_extra["speed_at_start"] = std::move(attempt_speed_at_start_);

@@ -1,6 +1,7 @@
 #include "schedlab/workload.h"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +16,67 @@ void fill(V& v, size_t n, typename V::value_type x) {
 }
 }  // namespace
 
+std::vector<double> TaskColumn::to_vector() const {
+  if (blocks_.empty()) return v_;
+  std::vector<double> out(n_);
+  for (size_t t = 0; t < n_; ++t) out[t] = (*this)[t];
+  return out;
+}
+
+void TaskColumn::expand() {
+  if (blocks_.empty()) return;
+  std::vector<double> v = to_vector();
+  *this = std::move(v);
+}
+
+bool TaskColumn::compact(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, const double* data) {
+  if (!blocks_.empty()) return true;
+  if (!data) {
+    if (v_.size() != n) return false;
+    data = v_.data();
+  }
+  if (n == 0 || n_jobs == 0) return false;
+  std::vector<double> blocks(2 * n_jobs, 0.0);
+  std::vector<uint8_t> seen(2 * n_jobs, 0);
+  for (size_t t = 0; t < n; ++t) {
+    if (job[t] < 0 || size_t(job[t]) >= n_jobs || stage[t] > 1) return false;  // (validate() names the row)
+    const size_t b = 2 * size_t(job[t]) + stage[t];
+    // (bitwise: NaN, -0.0 and +0.0 stay as given)
+    if (!seen[b]) {
+      seen[b] = 1;
+      blocks[b] = data[t];
+    } else if (std::memcmp(&blocks[b], &data[t], sizeof(double)) != 0) {
+      return false;
+    }
+  }
+  std::vector<double>().swap(v_);
+  blocks_ = std::move(blocks);
+  n_ = n;
+  bind(job, stage);
+  return true;
+}
+
+void TaskColumn::fill(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, double x) {
+  if (n == 0 || n_jobs == 0) {
+    *this = std::vector<double>(n, x);
+    return;
+  }
+  std::vector<double>().swap(v_);
+  blocks_.assign(2 * n_jobs, x);
+  n_ = n;
+  bind(job, stage);
+}
+
+size_t Workload::nbytes() const {
+  size_t b = 0;
+  auto add = [&](const auto& v) { b += v.capacity() * sizeof(v[0]); };
+  add(submit_time); add(user); add(queue); add(weight); add(deadline); add(priority); add(task_begin); add(n_maps);
+  add(task_job); add(task_stage); add(replica_begin); add(replica_node); add(eligible_begin); add(eligible_node);
+  add(parent_begin); add(parent_job); add(dag);
+  for (const TaskColumn* c : {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory}) b += c->nbytes();
+  return b;
+}
+
 void Workload::finalize() {
   const size_t nj = submit_time.size(), nt = task_job.size();
   fill(user, nj, 0);
@@ -27,11 +89,22 @@ void Workload::finalize() {
     for (size_t j = 0; j < nj; ++j) dag[j] = static_cast<int32_t>(j);
   }
   fill(task_stage, nt, kMap);
+  bind();
+  // columns of one value per (job, stage) are kept so (the defaults too)
+  const bool blocks_ok = task_job.size() == nt && task_stage.size() == nt;
+  for (TaskColumn* c : {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory})
+    if (blocks_ok) c->compact(task_job.data(), task_stage.data(), nt, nj);
   if (estimate.empty()) estimate = work;
-  fill(input_bytes, nt, 0.0);
-  fill(output_bytes, nt, 0.0);
-  fill(vcores, nt, 1.0);
-  fill(memory, nt, 1024.0);
+  auto fill_column = [&](TaskColumn& c, double x) {
+    if (!c.empty()) return;
+    if (blocks_ok) c.fill(task_job.data(), task_stage.data(), nt, nj, x);
+    else c.assign(nt, x);
+  };
+  fill_column(input_bytes, 0.0);
+  fill_column(output_bytes, 0.0);
+  fill_column(vcores, 1.0);
+  fill_column(memory, 1024.0);
+  bind();
   if (task_begin.empty()) {
     // derive from task_job (tasks must be sorted by job)
     task_begin.assign(nj + 1, 0);

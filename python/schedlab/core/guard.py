@@ -188,11 +188,10 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
 
     options = {**_defaults(engine), **options}
     j, t = workload.native().columns()
-    n_tasks = float(len(t["work"]))
+    n_tasks = float(workload.n_tasks)
     n_jobs = float(len(j["submit_time"]))
     nodes = float(cluster.n_nodes)
     cols = cluster._cols
-    work = np.asarray(t["work"], dtype=np.float64)
     submit = np.asarray(j["submit_time"], dtype=np.float64)
     speed = float(cols["speed"].max())
     if engine in ("worker", "spark"):
@@ -201,25 +200,46 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
         slots = float(cols["vcores"].sum())
     else:
         slots = float(cols["map_slots"].sum() + cols["reduce_slots"].sum())
-    copy = np.zeros(len(work))
-    if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
-        # a reduce copies its input at network_bandwidth before it computes
-        stage = np.asarray(t["stage"])
+    bandwidth = _number(options, "network_bandwidth", 1.25e8)
+    begin = np.asarray(j["task_begin"], dtype=np.int64)
+    counts = np.diff(begin)
+    work_blocks, input_blocks = t.blocks("work"), t.blocks("input_bytes")
+    if work_blocks is not None and input_blocks is not None:
+        # columns held one value per (job, stage): the same figures from those values and the
+        # stages' task counts, without an array per task
+        n_maps = np.asarray(j["n_maps"], dtype=np.int64)
+        per_stage = np.stack([n_maps, counts - n_maps], 1)
+        work_b = work_blocks.reshape(-1, 2)
+        present = per_stage > 0
         with np.errstate(over="ignore", invalid="ignore"):
-            copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / _number(
-                options, "network_bandwidth", 1.25e8)
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = float(work.sum()) / speed
-        span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed + float(copy.max())
-        # per job: its work over the cluster, or its longest task of each stage (maps, then reduces)
-        begin = np.asarray(j["task_begin"], dtype=np.int64)
-        counts = np.diff(begin)
-        job_of = np.repeat(np.arange(len(counts)), counts)
-        stage = np.asarray(t["stage"], dtype=np.int64) if "stage" in t else np.zeros(len(work), dtype=np.int64)
-        longest = stage_max(work / speed + copy, job_of, stage, len(counts))
-        per_job = np.maximum(np.bincount(job_of, work, minlength=len(counts)) / speed / max(slots, 1.0),
-                             longest.sum(axis=1))
-        busy = float(per_job.sum())
+            copy_b = np.zeros_like(work_b)
+            if engine == "mapreduce":  # a reduce copies its input at network_bandwidth before it computes
+                copy_b[:, 1] = input_blocks.reshape(-1, 2)[:, 1] / bandwidth
+            job_work = (work_b * per_stage).sum(axis=1)
+            total = float(job_work.sum()) / speed
+            span = (float(submit.max()) + total / max(slots, 1.0) + float(work_b[present].max()) / speed
+                    + max(float(copy_b[present].max()), 0.0))
+            longest = np.where(present, np.maximum(work_b / speed + copy_b, 0.0), 0.0)
+            per_job = np.maximum(job_work / speed / max(slots, 1.0), longest.sum(axis=1))
+            busy = float(per_job.sum())
+    else:
+        work = np.asarray(t["work"], dtype=np.float64)
+        copy = np.zeros(len(work))
+        if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
+            # a reduce copies its input at network_bandwidth before it computes
+            stage = np.asarray(t["stage"])
+            with np.errstate(over="ignore", invalid="ignore"):
+                copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / bandwidth
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = float(work.sum()) / speed
+            span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed + float(copy.max())
+            # per job: its work over the cluster, or its longest task of each stage (maps, then reduces)
+            job_of = np.repeat(np.arange(len(counts)), counts)
+            stage = np.asarray(t["stage"], dtype=np.int64) if "stage" in t else np.zeros(len(work), dtype=np.int64)
+            longest = stage_max(work / speed + copy, job_of, stage, len(counts))
+            per_job = np.maximum(np.bincount(job_of, work, minlength=len(counts)) / speed / max(slots, 1.0),
+                                 longest.sum(axis=1))
+            busy = float(per_job.sum())
     time_limit = _number(options, "time_limit", float("inf"))
     if time_limit > 0:
         span = min(span, time_limit)

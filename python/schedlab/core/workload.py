@@ -320,6 +320,11 @@ class Workload:
         longest reduce), the denominator of slowdowns."""
         j, t = self._native.columns()
         tb = np.asarray(j["task_begin"])
+        blocks = t.blocks("work")
+        if blocks is not None:  # work held one value per (job, stage): those values, where the stage has tasks
+            n_maps = np.asarray(j["n_maps"], dtype=np.int64)
+            present = np.stack([n_maps, np.diff(tb) - n_maps], 1) > 0
+            return np.where(present, np.maximum(blocks.reshape(-1, 2), 0.0), 0.0).sum(axis=1)
         work = np.asarray(t["work"])
         stage = np.asarray(t["stage"])
         return stage_max(work, np.asarray(t["job"]), stage, len(tb) - 1).sum(axis=1)
