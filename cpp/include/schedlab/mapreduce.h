@@ -20,6 +20,7 @@
 // was submitted (JobInProgress's start time, which Hadoop's FIFO and fair-share orders use) once
 // it is; JobState::ready holds it for every job.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -265,7 +266,9 @@ class Sim {
   TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
   const Attempt& attempt(int64_t a) const { return attempts_[a]; }
   // A reduce attempt's end of copy (shuffle) phase, NaN until known and for maps.
-  double copy_end(int64_t a) const { return attempt_copy_end_[size_t(a)]; }
+  double copy_end(int64_t a) const {
+    return attempts_[size_t(a)].stage == kReduce ? reduce_copy_end_[reduce_index(a)] : std::numeric_limits<double>::quiet_NaN();
+  }
   int64_t n_attempts() const { return static_cast<int64_t>(attempts_.size()); }
   const std::vector<int32_t>& active_jobs() const { return active_jobs_; }  // submitted, unfinished, in submission order
   bool reduces_allowed(int32_t job) const { return jobs_[job].done[kMap] >= jobs_[job].slowstart_maps; }  // slowstart met
@@ -464,17 +467,40 @@ class Sim {
   bool started_ = false;
   bool pause_ = false, stepped_out_ = false;  // stepping: a pause asked; the run is over
 
-  // replicas (from the workload, or drawn here when it has none)
-  std::vector<int64_t> rep_begin_;
-  std::vector<int32_t> rep_node_;
+  // Replicas: task t's input replicas are rep_node_[lo .. hi) for {lo, hi} = rep_range(t); the
+  // workload's columns (read in place), or drawn here when it has none: then rep_per_map_ per
+  // map, none per reduce, found from the maps before the task's job (map_base_), without a
+  // per-task offset.
+  struct RepRange {
+    int64_t lo, hi;
+  };
+  RepRange rep_range(int64_t t) const {
+    if (wl_rep_begin_) return {wl_rep_begin_[t], wl_rep_begin_[t + 1]};
+    const int32_t j = wl_.task_job[size_t(t)];
+    const int64_t k = t - wl_.task_begin[size_t(j)], m = wl_.n_maps[size_t(j)];
+    const int64_t lo = rep_per_map_ * (map_base_[size_t(j)] + std::min(k, m));
+    return {lo, k < m ? lo + rep_per_map_ : lo};
+  }
+  const int64_t* wl_rep_begin_ = nullptr;  // the workload's replica_begin, or null (drawn)
+  const int32_t* rep_node_ = nullptr;
+  std::vector<int32_t> drawn_rep_node_;
+  std::vector<int64_t> map_base_;  // per job: map tasks of the jobs before it (drawn replicas)
+  int64_t rep_per_map_ = 0;
 
   std::vector<JobState> jobs_;
   std::vector<uint8_t> task_state_;
   std::vector<int32_t> task_running_attempts_;
   std::vector<Attempt> attempts_;
-  // per attempt, apart from the records: copy end (see copy_end()), and two columns only the
-  // results read (a speculative attempt's original node, else -1; the node's speed at launch)
-  std::vector<double> attempt_copy_end_, attempt_orig_node_, attempt_speed_at_start_;
+  // Apart from the records: the reduce attempts' copy ends (see copy_end()), in launch order with
+  // their attempt ids (maps have none: NaN), and two per-attempt columns only the results read (a
+  // speculative attempt's original node, else -1; the node's speed at launch).
+  std::vector<int32_t> reduce_attempts_;
+  std::vector<double> reduce_copy_end_;
+  size_t reduce_index(int64_t a) const {  // (a: a reduce attempt)
+    return size_t(std::lower_bound(reduce_attempts_.begin(), reduce_attempts_.end(), int32_t(a)) - reduce_attempts_.begin());
+  }
+  double& copy_end_of(int64_t a) { return reduce_copy_end_[reduce_index(a)]; }  // (a: a reduce attempt)
+  std::vector<double> attempt_orig_node_, attempt_speed_at_start_;
   bool keep_result_extras_ = false;  // attempt_orig_node_ and attempt_speed_at_start_ are kept (see note_result_extras)
   std::vector<int32_t> active_jobs_;
   std::vector<int32_t> fresh_cursor_[2];  // next never-launched task per job and stage

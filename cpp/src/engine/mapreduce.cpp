@@ -251,7 +251,6 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   assign_huge(task_running_attempts_, nt, 0);
   assign_huge(task_last_attempt_, nt, int32_t(-1));
   reserve_huge(attempts_, nt);  // at least one attempt per task: no regrowth copies in the common case
-  reserve_huge(attempt_copy_end_, nt);
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -313,8 +312,8 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
 // third on another node of the second's rack; any further ones on random distinct nodes.
 void Sim::place_replicas() {
   if (wl_.has_replicas()) {
-    rep_begin_ = wl_.replica_begin;
-    rep_node_ = wl_.replica_node;
+    wl_rep_begin_ = wl_.replica_begin.data();
+    rep_node_ = wl_.replica_node.data();
     return;
   }
   const int32_t n = n_nodes();
@@ -322,8 +321,15 @@ void Sim::place_replicas() {
   for (int32_t i = 0; i < n; ++i) rack_nodes[cluster_.rack[i]].push_back(i);
   Random rng(seed_, 1);
   const int r = std::min(opt_.replication, n);
-  assign_huge(rep_begin_, wl_.n_tasks() + 1, int64_t(0));
-  reserve_huge(rep_node_, static_cast<size_t>(r) * wl_.n_tasks());
+  rep_per_map_ = std::min(r, 1024);  // (each map gets exactly that many below)
+  map_base_.assign(wl_.n_jobs(), 0);
+  int64_t maps = 0;
+  for (size_t j = 0; j < wl_.n_jobs(); ++j) {
+    map_base_[j] = maps;
+    maps += wl_.n_maps[j];
+  }
+  auto& rep_node = drawn_rep_node_;
+  reserve_huge(rep_node, static_cast<size_t>(rep_per_map_) * size_t(maps));
   int32_t chosen[1024];
   for (size_t t = 0; t < wl_.n_tasks(); ++t) {
     if (wl_.task_stage[t] == kMap) {
@@ -357,16 +363,16 @@ void Sim::place_replicas() {
         do { pick = static_cast<int32_t>(rng.below(n)); } while (taken(pick));
         chosen[k++] = pick;
       }
-      rep_node_.insert(rep_node_.end(), chosen, chosen + k);
+      rep_node.insert(rep_node.end(), chosen, chosen + k);
     }
-    rep_begin_[t + 1] = static_cast<int64_t>(rep_node_.size());
   }
+  rep_node_ = rep_node.data();
 }
 
 template <class PlaceOf>
 void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of) {
   const int64_t b = wl_.task_begin[job], e = b + wl_.n_maps[job];
-  const int64_t rb = rep_begin_[b], n_reps = rep_begin_[e] - rb;
+  const int64_t rb = rep_range(b).lo, n_reps = (e > b ? rep_range(e - 1).hi : rb) - rb;
   // one key per replica: place in the high half, the complement of its replica index in the low
   // half, so that sorting groups replicas by place with the lowest task last in each group
   auto& keys = scratch_keys_;
@@ -374,7 +380,7 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
   auto& task_of = scratch_task_of_;
   task_of.resize(static_cast<size_t>(n_reps));
   for (int64_t t = b; t < e; ++t)
-    for (int64_t k = rep_begin_[t]; k < rep_begin_[t + 1]; ++k) {
+    for (int64_t k = rep_range(t).lo, end = rep_range(t).hi; k < end; ++k) {
       const auto i = static_cast<uint32_t>(k - rb);
       keys[size_t(n_reps) - 1 - i] = (static_cast<uint64_t>(static_cast<uint32_t>(place_of(k))) << 32) | ~i;
       task_of[i] = static_cast<int32_t>(t);
@@ -433,7 +439,8 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
 void Sim::build_job_index(int32_t j) {
   const int64_t b = wl_.task_begin[j], e = b + wl_.n_maps[j];
   uint8_t unplaced = 0;
-  for (int64_t t = b; t < e; ++t) unplaced |= rep_begin_[t] == rep_begin_[t + 1];
+  if (wl_rep_begin_)  // (drawn replicas: every map has some)
+    for (int64_t t = b; t < e; ++t) unplaced |= wl_rep_begin_[t] == wl_rep_begin_[t + 1];
   unplaced_maps_[j] = unplaced;
   unplaced_active_jobs_ += unplaced;
   build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
@@ -463,11 +470,12 @@ void Sim::build_job_index(int32_t j) {
 
 void Sim::consume_fresh_map(int32_t task) {
   const int32_t job = wl_.task_job[task];
-  const int64_t base = rep_begin_[wl_.task_begin[job]];
+  const int64_t base = rep_range(wl_.task_begin[job]).lo;
   const int32_t slot = job_slot_[job];
   PlaceIndex& nodes = node_index_[job];
   PlaceIndex& racks = rack_index_[job];
-  for (int64_t k = rep_begin_[task]; k < rep_begin_[task + 1]; ++k) {
+  const RepRange reps = rep_range(task);
+  for (int64_t k = reps.lo; k < reps.hi; ++k) {
     const size_t i = static_cast<size_t>(k - base);
     // (a task counts once per group: a second replica in the same group has it as ~group)
     const int32_t ng = nodes.group_of[i], rg = racks.group_of[i];
@@ -513,10 +521,11 @@ int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
 }
 
 Locality Sim::locality(int32_t task, int32_t node) const {
-  if (wl_.task_stage[task] != kMap || rep_begin_[task] == rep_begin_[task + 1]) return kNoLocality;
+  const RepRange reps = rep_range(task);
+  if (wl_.task_stage[task] != kMap || reps.lo == reps.hi) return kNoLocality;
   bool rack = false;
   const int32_t my_rack = cluster_.rack[node];
-  for (int64_t k = rep_begin_[task]; k < rep_begin_[task + 1]; ++k) {
+  for (int64_t k = reps.lo; k < reps.hi; ++k) {
     if (rep_node_[k] == node) return kNodeLocal;
     rack |= cluster_.rack[rep_node_[k]] == my_rack;
   }
@@ -524,7 +533,8 @@ Locality Sim::locality(int32_t task, int32_t node) const {
 }
 
 const std::vector<int32_t>& Sim::replicas_of(int32_t task, std::vector<int32_t>& scratch) const {
-  scratch.assign(rep_node_.begin() + rep_begin_[task], rep_node_.begin() + rep_begin_[task + 1]);
+  const RepRange reps = rep_range(task);
+  scratch.assign(rep_node_ + reps.lo, rep_node_ + reps.hi);
   return scratch;
 }
 
@@ -583,7 +593,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   const int32_t end = static_cast<int32_t>(wl_.task_begin[job] + wl_.n_maps[job]);
   while (c < end && !pending(c)) ++c;
   if (c < end) {
-    if (max_level >= kRemote || rep_begin_[c] == rep_begin_[c + 1]) return c;
+    if (max_level >= kRemote || rep_range(c).lo == rep_range(c).hi) return c;
   }
   return -1;
 }
@@ -685,7 +695,10 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     waits_for_maps = true;
   }
   attempts_.push_back(at);
-  attempt_copy_end_.push_back(copy_end);
+  if (stage == kReduce) {
+    reduce_attempts_.push_back(static_cast<int32_t>(a));
+    reduce_copy_end_.push_back(copy_end);
+  }
   note_result_extras(a, orig_node, effective_speed(node));
   if (waits_for_maps) waiting_reduces_[job].push_back(a);
   else if (!opt_.driven) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
@@ -715,7 +728,7 @@ void Sim::finish_reduce_copy(int32_t job) {
     if (at.status != kRunning) continue;
     const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
     const double copy_end = std::max(at.start + shuffle, now_ + shuffle / m);
-    attempt_copy_end_[size_t(a)] = copy_end;
+    copy_end_of(a) = copy_end;
     at.updated = copy_end;
     at.finish = copy_end + at.dur;
     if (std::isfinite(at.finish)) events_q_.push(at.finish, kAttemptEnd, 0, static_cast<uint64_t>(a));
@@ -814,7 +827,7 @@ void Sim::accrue(int64_t a) {
   Attempt& at = attempts_[a];
   double from = at.updated;
   if (at.stage == kReduce) {
-    const double copy_end = attempt_copy_end_[size_t(a)];
+    const double copy_end = Sim::copy_end(a);
     if (std::isnan(copy_end) || now_ <= copy_end) return;
     from = std::max(from, copy_end);
   }
@@ -825,7 +838,7 @@ void Sim::accrue(int64_t a) {
 void Sim::retime(int64_t a) {
   Attempt& at = attempts_[a];
   if (at.stage == kReduce) {
-    const double copy_end = attempt_copy_end_[size_t(a)];
+    const double copy_end = Sim::copy_end(a);
     if (std::isnan(copy_end)) return;  // still waiting for maps: timed when the copy can end
     at.finish = now_ < copy_end ? copy_end + at.dur : now_ + (1.0 - at.done) * at.dur;
   } else {
@@ -855,7 +868,7 @@ double Sim::progress(int64_t a) const {
     return std::clamp(p, 0.0, 1.0);
   };
   if (wl_.task_stage[at.task] == kMap) return part(at.updated);
-  const double copy_end = attempt_copy_end_[size_t(a)];
+  const double copy_end = Sim::copy_end(a);
   if (!std::isnan(copy_end) && t >= copy_end) return 1.0 / 3.0 + 2.0 / 3.0 * part(copy_end);
   // copy phase: the fraction of the shuffle fetched, limited by the maps done so far
   double copy;
@@ -897,7 +910,7 @@ bool Sim::map_output_needed(int32_t job) const {
   for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
     if (task_state_[t] != kActive) continue;
     for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
-      const double copy_end = attempt_copy_end_[size_t(a)];
+      const double copy_end = Sim::copy_end(a);
       if (attempts_[a].status == kRunning && (std::isnan(copy_end) || copy_end > now_)) return true;
     }
   }
@@ -910,7 +923,7 @@ void Sim::stall_copies(int32_t job) {
     if (task_state_[t] != kActive) continue;
     for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
       Attempt& at = attempts_[a];
-      double& copy_end = attempt_copy_end_[size_t(a)];
+      double& copy_end = copy_end_of(a);
       if (at.status != kRunning || std::isnan(copy_end) || copy_end <= now_) continue;
       copy_end = kNaN;
       at.finish = kNaN;  // its pending end event is now stale
@@ -1485,7 +1498,10 @@ SimResult Sim::collect(bool last) {
     if (last) release_memory(attempts_.data() + b, (e - b) * sizeof(Attempt));
   }
   if (last) std::vector<Attempt>().swap(attempts_);
-  r.att_extra["copy_end"] = std::move(attempt_copy_end_);
+  auto& copy_end = r.att_extra["copy_end"];
+  reserve_huge(copy_end, na);
+  copy_end.assign(na, kNaN);
+  for (size_t i = 0; i < reduce_attempts_.size(); ++i) copy_end[size_t(reduce_attempts_[i])] = reduce_copy_end_[i];
   r.att_extra["orig_node"] = std::move(attempt_orig_node_);
   r.att_extra["speed_at_start"] = std::move(attempt_speed_at_start_);
   for (const auto& [name, value] : counters_) r.counters[name] = value;
