@@ -586,3 +586,104 @@ TEST(Spark, SparseOffersSameScheduleWithSpeculationAndFailures) {
       EXPECT_GT(a.att_task.size(), w.n_tasks());
     }
 }
+
+// Several applications on a standalone cluster: two workers of two cores. Application 0
+// (registered at 0 s) runs four 10 s tasks, application 1 (at 1 s) two 1 s tasks. FIFO of
+// applications with the default spark.cores.max (unlimited): application 0 takes every core
+// (one executor of two cores per worker) and application 1 gets executors when application 0
+// ends, at 10 s.
+TEST(SparkStandalone, ApplicationsInArrivalOrder) {
+  Cluster c = executors(2, 2);
+  Workload w = stages({{0, 0, 0, {10, 10, 10, 10}, {}, {}}, {1, 1, 0, {1, 1}, {}, {}}});
+  const std::map<std::string, std::string> apps = {{"applications", "0,1"}};
+  SimResult r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}), ParamValues{{}, apps});
+  ASSERT_EQ(r.att_task.size(), 6u);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 10);
+  EXPECT_DOUBLE_EQ(r.job_start[1], 10);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 11);
+  EXPECT_EQ(r.att_node[0] + r.att_node[1] + r.att_node[2] + r.att_node[3], 2);  // two tasks per worker
+  EXPECT_EQ(r.counters.at("applications"), 2);
+  EXPECT_EQ(r.counters.at("executors_launched"), 4);
+  // spark.cores.max = 2 for application 0: spread out, one core on each worker; application 1
+  // gets the other two at 1 s. Application 0's four tasks run in two waves.
+  ParamValues p{{}, {{"applications", "0,1"}, {"application_settings", "/2/;"}}};
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}}), p);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 20);
+  EXPECT_DOUBLE_EQ(r.job_start[1], 1);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 2);
+  for (size_t i = 0; i < r.att_task.size(); ++i)
+    if (r.att_task[i] >= 4) EXPECT_NE(r.att_node[i], r.att_node[r.att_task[i] == 4 ? i + 1 : i - 1]);  // one per worker
+  // spark.deploy.spreadOut = false: application 0's two cores on worker 0, application 1's on worker 1
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"spread_out", 0}}), p);
+  for (size_t i = 0; i < r.att_task.size(); ++i) EXPECT_EQ(r.att_node[i], r.att_task[i] < 4 ? 0 : 1);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 2);
+  // the engine option spark.cores.max applies to both: application 1 too gets 2 cores
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"cores_max", 2}}), ParamValues{{}, apps});
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 20);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 2);
+  // spark.executor.cores = 1 and cores.max 3: three executors of one core, spread: two on one
+  // worker, one on the other; application 1 gets the last core and runs its tasks one by one
+  r = run(c, w, "spark_fifo", nums({{"shuffle_offers", 0}, {"executor_cores", 1}}),
+          ParamValues{{}, {{"applications", "0,1"}, {"application_settings", "/3/"}}});
+  EXPECT_EQ(r.counters.at("executors_launched"), 4);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 3);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 20);
+}
+
+// Dynamic allocation requests executors from the shared cluster and gives idle ones back.
+// Application 0 (executor cores 2, initial executors 2, idle timeout 5 s) runs four 10 s
+// tasks at 0 s and one 10 s task at 100 s; application 1 arrives at 20 s with two 1 s tasks.
+// Application 0's executors idle from 10 s leave at 15 s: application 1 runs at once, [20, 21];
+// at 100 s application 0 waits schedulerBacklogTimeout (1 s), asks for one executor and runs
+// its task at 101 s. Without dynamic allocation application 1 waits for application 0's end.
+TEST(SparkStandalone, DynamicAllocationSharesTheCluster) {
+  Cluster c = executors(2, 2);
+  Workload w = stages({{0, 0, 0, {10, 10, 10, 10}, {}, {}}, {20, 2, 0, {1, 1}, {}, {}}, {100, 1, 0, {10}, {}, {}}});
+  ParamValues p{{}, {{"applications", "0,1,0"}}};
+  SimResult r = run(c, w, "spark_fifo",
+                    nums({{"executor_cores", 2}, {"dynamic_allocation", 1}, {"initial_executors", 2}, {"executor_idle_timeout", 5}}),
+                    p);
+  EXPECT_DOUBLE_EQ(r.job_finish[0], 10);
+  EXPECT_DOUBLE_EQ(r.job_start[1], 20);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 21);
+  EXPECT_NEAR(r.job_start[2], 101, 1e-9);
+  EXPECT_NEAR(r.job_finish[2], 111, 1e-9);
+  r = run(c, w, "spark_fifo", nums({{"executor_cores", 2}}), p);
+  EXPECT_DOUBLE_EQ(r.job_finish[2], 110);
+  EXPECT_DOUBLE_EQ(r.job_start[1], 110);
+}
+
+// A worker lost takes every application's executors there; its map outputs are lost even with
+// the shuffle service (it lives in the worker). Two workers of one core, two applications of
+// cores.max 1, spread out: application 0 on worker 0, application 1 on worker 1. Application 0:
+// a 2 s map then a 5 s reduce; application 1: one 20 s task. Worker 0 crashes at 3 s and comes
+// back at 4 s: the reduce fails and the map output is gone; on the new executor (4 s) the reduce
+// fails to fetch it, and 200 ms later the map runs again [4.2, 6.2], then the reduce [6.2, 11.2].
+TEST(SparkStandalone, WorkerLossAndDeterminism) {
+  Cluster c = executors(2, 1);
+  Workload w = stages({{0, 0, 0, {2}, {}, {}}, {0, 0, 0, {5}, {}, {0}}, {0, 1, 0, {20}, {}, {}}});
+  ParamValues p{{}, {{"applications", "0,0,1"}}};
+  for (int ss : {0, 1}) {
+    SimResult r = run(c, w, "spark_fifo", nums({{"cores_max", 1}, {"shuffle_service", double(ss)}}, {{"faults", "crash:0:3:1"}}), p);
+    EXPECT_NEAR(r.job_finish[0], 6.2, 1e-9);
+    EXPECT_NEAR(r.job_finish[1], 11.2, 1e-9);
+    EXPECT_EQ(r.counters.at("fetch_failures"), 1);
+    EXPECT_DOUBLE_EQ(r.job_finish[2], 20);
+    EXPECT_EQ(r.att_node.back(), 0);
+  }
+  // seeded and deterministic
+  Workload many = stages({{0, 0, 0, std::vector<double>(30, 1.5), {}, {}}, {0.5, 1, 1, std::vector<double>(20, 2), {}, {0}},
+                          {1, 2, 0, std::vector<double>(25, 1), {}, {}}, {2, 3, 1, std::vector<double>(10, 3), {}, {}}});
+  Cluster big = executors(5, 3);
+  ParamValues q{{}, {{"applications", "0,0,1,2"}, {"application_settings", ";4/5/2;"}}};
+  SimResult a = run(big, many, "spark_fair", nums({{"speculation", 1}}), q, 4);
+  SimResult b = run(big, many, "spark_fair", nums({{"speculation", 1}}), q, 4);
+  EXPECT_EQ(a.att_start, b.att_start);
+  EXPECT_EQ(a.att_node, b.att_node);
+  for (double f : a.job_finish) EXPECT_FALSE(std::isnan(f));
+  // bad input: a parent in another application, codes that do not fit
+  EXPECT_THROW(run(c, w, "spark_fifo", {}, ParamValues{{}, {{"applications", "0,1,1"}}}), std::invalid_argument);
+  EXPECT_THROW(run(c, w, "spark_fifo", {}, ParamValues{{}, {{"applications", "0,1"}}}), std::invalid_argument);
+  EXPECT_THROW(run(c, w, "spark_fifo", {}, ParamValues{{}, {{"applications", "0,0,1"}, {"application_settings", "x//"}}}),
+               std::invalid_argument);
+}

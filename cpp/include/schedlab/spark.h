@@ -86,6 +86,11 @@ struct Options {
   std::string faults;                       // executor crashes: crash:NODE:AT:RESTART_AFTER, mtbf:...
   int32_t max_consecutive_attempts = 4;     // spark.stage.maxConsecutiveAttempts (fetch failures)
   double resubmit_timeout = 0.2;            // DAGScheduler.RESUBMIT_TIMEOUT: fetch failure to re-submission
+  // several applications: Spark standalone's Master shares the nodes (its workers)
+  bool spread_out = true;                   // spark.deploy.spreadOut
+  int32_t default_cores = 0;                // spark.deploy.defaultCores (0: unlimited, Int.MaxValue)
+  int32_t cores_max = 0;                    // spark.cores.max of every application (0: unset, defaultCores)
+  int32_t executor_cores = 0;               // spark.executor.cores (0: unset, one executor per worker, all its free cores)
   // visit only the offers that can launch while delay scheduling admits local tasks only (the
   // same schedule; false visits every offer, as Spark does: for tests)
   bool sparse_offers = true;
@@ -105,6 +110,25 @@ struct PoolSpec {
   double weight = 1;
   int32_t min_share = 0;
 };
+
+// An application on a standalone cluster: its registration time (NaN: its first job's
+// submission), spark.cores.max and spark.executor.cores (0: the engine options').
+struct AppSpec {
+  double arrival = std::numeric_limits<double>::quiet_NaN();
+  int32_t cores_max = 0;
+  int32_t executor_cores = 0;
+};
+
+// Parses the scheduler parameter `applications` ("code,code,..." the application of each job;
+// "" = one application, no cluster manager) and `application_settings`
+// ("arrival/cores_max/executor_cores;..." by application code, empty fields: defaults).
+std::vector<int32_t> parse_applications(const std::string& text, size_t n_jobs);
+std::vector<AppSpec> parse_application_settings(const std::string& text);
+
+// Runs several applications on a standalone cluster (the cluster's nodes are its workers).
+SimResult simulate_standalone(const Cluster& workers, const Workload& workload, bool fair, const std::vector<PoolSpec>& pools,
+                              const Options& options, const std::vector<int32_t>& app_of_job,
+                              const std::vector<AppSpec>& specs, uint64_t seed);
 
 // Parses the scheduler parameter `stage_ids` ("id,id,..." one whole number >= 0 per job; "" = none).
 std::vector<int64_t> parse_stage_ids(const std::string& text, size_t n_jobs);

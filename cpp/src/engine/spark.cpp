@@ -3,8 +3,11 @@
 // behaviour follows them, the code is this project's own.
 //
 // What is simplified, on purpose:
-//  * one application; task failures are drawn (task_failure_probability) or come from executor
-//    crashes (the `faults` option);
+//  * task failures are drawn (task_failure_probability) or come from executor crashes (the
+//    `faults` option);
+//  * several applications (a workload's `application` column) share the nodes as the workers
+//    of a standalone Master (class Master below): memory is not modelled, workers tie by index,
+//    and each application's revive and speculation timers tick from time 0;
 //  * lost map outputs (an executor crash without shuffle_service): a reduce attempt reads its
 //    shuffle input when it starts, so one running at the loss completes, and one launched while
 //    a parent's output is missing fails at once (FetchFailed) after its fixed costs; the new
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -107,6 +111,18 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::number("resubmit_timeout", 0.2, 0, 1e9,
                         "seconds from a fetch failure to the re-submission of the failed stages (DAGScheduler.RESUBMIT_TIMEOUT, "
                         "200 ms, a constant in Spark)"),
+      ParamSpec::boolean("spread_out", true,
+                         "spark.deploy.spreadOut (several applications): the standalone Master spreads an application's "
+                         "executors over the workers, one executor's cores at a time; false: fills each worker in turn"),
+      ParamSpec::integer("default_cores", 0, 0, 1 << 30,
+                         "spark.deploy.defaultCores (several applications): the cores of an application without "
+                         "spark.cores.max (0: unlimited, Spark's Int.MaxValue default)"),
+      ParamSpec::integer("cores_max", 0, 0, 1 << 30,
+                         "spark.cores.max of every application (several applications; 0: unset, default_cores; the "
+                         "scheduler parameter application_settings sets it per application)"),
+      ParamSpec::integer("executor_cores", 0, 0, 1 << 30,
+                         "spark.executor.cores (several applications; 0: unset, as in standalone mode: one executor per "
+                         "worker and application with all the cores it can take)"),
       ParamSpec::text("faults", "",
                       "executor crashes, ';'-separated: crash:NODE:AT:RESTART_AFTER, mtbf:MEAN_UPTIME:RESTART_AFTER:HORIZON "
                       "(Python: schedlab.faults.Crash, MTBF); the driver removes a crashed executor at once, its running "
@@ -154,6 +170,10 @@ Options Options::from(const Params& p) {
   o.faults = p.text("faults");
   o.max_consecutive_attempts = static_cast<int32_t>(p.integer("max_consecutive_attempts"));
   o.resubmit_timeout = p.number("resubmit_timeout");
+  o.spread_out = p.boolean("spread_out");
+  o.default_cores = static_cast<int32_t>(p.integer("default_cores"));
+  o.cores_max = static_cast<int32_t>(p.integer("cores_max"));
+  o.executor_cores = static_cast<int32_t>(p.integer("executor_cores"));
   if (o.task_failure_probability >= 1)
     throw std::invalid_argument("simulate options (spark engine): task_failure_probability must be below 1 (every attempt "
                                 "failing would never end)");
@@ -219,9 +239,65 @@ std::vector<int64_t> parse_stage_ids(const std::string& text, size_t n_jobs) {
   return ids;
 }
 
+std::vector<int32_t> parse_applications(const std::string& text, size_t n_jobs) {
+  std::vector<int32_t> codes;
+  if (trim(text).empty()) return codes;
+  std::istringstream in(text);
+  std::string tok;
+  while (std::getline(in, tok, ',')) {
+    tok = trim(tok);
+    char* end = nullptr;
+    const long v = std::strtol(tok.c_str(), &end, 10);
+    if (tok.empty() || *end != '\0' || v < 0 || v > (1L << 20))
+      throw std::invalid_argument("parameter 'applications': entry " + std::to_string(codes.size()) + " ('" + tok +
+                                  "') is not an application code (a whole number 0 .. 2^20)");
+    codes.push_back(static_cast<int32_t>(v));
+  }
+  if (codes.size() != n_jobs)
+    throw std::invalid_argument("parameter 'applications': " + std::to_string(codes.size()) + " codes for " +
+                                std::to_string(n_jobs) + " workload jobs (one per job, in job order)");
+  return codes;
+}
+
+std::vector<AppSpec> parse_application_settings(const std::string& text) {
+  std::vector<AppSpec> specs;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    std::vector<std::string> f;
+    std::istringstream fields(item);
+    std::string tok;
+    while (std::getline(fields, tok, '/')) f.push_back(trim(tok));
+    while (f.size() < 3) f.emplace_back();
+    auto bad = [&](const std::string& why) {
+      return std::invalid_argument("parameter 'application_settings': application " + std::to_string(specs.size()) + " ('" +
+                                   trim(item) + "'): " + why + " (expected 'arrival/cores_max/executor_cores', empty fields for defaults)");
+    };
+    if (f.size() != 3) throw bad("three fields are needed");
+    AppSpec sp;
+    char* end = nullptr;
+    if (!f[0].empty()) {
+      sp.arrival = std::strtod(f[0].c_str(), &end);
+      if (*end != '\0' || !std::isfinite(sp.arrival) || sp.arrival < 0) throw bad("arrival must be a number of seconds >= 0");
+    }
+    for (int k : {1, 2}) {
+      if (f[k].empty()) continue;
+      const long v = std::strtol(f[k].c_str(), &end, 10);
+      if (*end != '\0' || v < 0 || v > (1L << 30)) throw bad(std::string(k == 1 ? "cores_max" : "executor_cores") + " must be a whole number >= 0");
+      (k == 1 ? sp.cores_max : sp.executor_cores) = static_cast<int32_t>(v);
+    }
+    specs.push_back(sp);
+  }
+  return specs;
+}
+
 // ------------------------------------------------------------------------------- the model
 
 namespace {
+
+class Master;
+void master_request(Master* m, int32_t app, int32_t target);
+void master_released(Master* m, int32_t app, int32_t e);
 
 struct List {
   int32_t key;
@@ -271,8 +347,27 @@ class Sim {
     build();
   }
   SimResult run();
+  // stepped by the standalone Master's loop (several applications)
+  void start();
+  bool step();
+  bool has_event() const { return !q_.empty(); }
+  double next_time() const { return q_.top().time; }
+  SimResult result();
+  bool finished() const { return unfinished_ == 0; }
+  void attach(Master* cm, int32_t app, bool faults) {
+    cm_ = cm;
+    app_ = app;
+    if (faults) reoffer_ = true;  // (the Master injects its workers' crashes)
+  }
+  void grant(int32_t e, int32_t cores, double at);  // the Master launched executor e with `cores`
+  void worker_lost(int32_t e, double at);           // executor e's worker is lost
+  int32_t target() const { return target_; }
 
  private:
+  Master* cm_ = nullptr;  // standalone cluster manager (several applications), or none
+  int32_t app_ = 0;
+  std::vector<int32_t> cores_;  // per executor: its cores (the node's slots; standalone: as granted)
+  bool files_lost_ = false;     // the executor lost is its worker too: map outputs go even with the shuffle service
   // ---- setup
   void build();
   void build_lists(int32_t s);
@@ -565,6 +660,7 @@ void Sim::build() {
     fetched_.assign(cap, -1);
   }
 
+  cores_ = cl_.slots;
   free_.assign(n_exec_, 0);
   running_.assign(n_exec_, 0);
   alive_.assign(n_exec_, 0);
@@ -1457,7 +1553,7 @@ void Sim::lose_executor(int32_t e) {
     if (ts.dead || !ts.active) continue;
     for (int64_t t = ts.t0; t < ts.t0 + ts.n; ++t) {
       if (done_[t]) {
-        if (!opt_.shuffle_service && !children_[s].empty() && att_node_[run_att_[t]] == e) {
+        if ((!opt_.shuffle_service || files_lost_) && !children_[s].empty() && att_node_[run_att_[t]] == e) {
           done_[t] = 0;
           ts.succeeded--;
           ++resubmitted_;
@@ -1470,7 +1566,7 @@ void Sim::lose_executor(int32_t e) {
           lost.push_back(b);
     }
   }
-  if (outputs_lost_ || !opt_.shuffle_service) {
+  if (outputs_lost_ || !opt_.shuffle_service || files_lost_) {
     // attempts of failed stage attempts (not active) still running there; map outputs of
     // finished stages held there
     for (int32_t s = 0; s < static_cast<int32_t>(ts_.size()); ++s) {
@@ -1481,7 +1577,7 @@ void Sim::lose_executor(int32_t e) {
           if (b >= 0 && att_status_[b] == kRunning && att_node_[b] == e && std::find(lost.begin(), lost.end(), b) == lost.end())
             lost.push_back(b);
     }
-    if (!opt_.shuffle_service) lose_map_outputs(e);
+    if (!opt_.shuffle_service || files_lost_) lose_map_outputs(e);
   }
   for (int64_t b : lost)
     if (att_status_[b] == kRunning) task_failed(b, true, false);
@@ -1617,6 +1713,27 @@ void Sim::resubmit_failed_stages() {
   for (int32_t s : stages) dag_submit(s);
 }
 
+// Standalone: the Master launched executor e of this application with `cores` cores on a worker;
+// it registers executor_start_time later, a new process (first-task overhead paid again).
+void Sim::grant(int32_t e, int32_t cores, double at) {
+  cores_[e] = cores;
+  down_[e] = 0;
+  for (int64_t k = slot_base_[e]; k < slot_base_[e + 1]; ++k) slot_used_[k] = 0;
+  ++incarnation_[e];
+  starting_[e] = 1;
+  ++n_starting_;
+  q_.push(at + opt_.executor_start_time, kExecRegister, static_cast<uint32_t>(e));
+}
+
+// Standalone: executor e's worker is lost (ExecutorProcessLost with the worker's host): its map
+// outputs are lost even with the shuffle service, which lives in the worker.
+void Sim::worker_lost(int32_t e, double at) {
+  now_ = std::max(now_, at);
+  files_lost_ = true;
+  lose_executor(e);
+  files_lost_ = false;
+}
+
 void Sim::set_waiting(int32_t s, bool on) {
   TaskSet& ts = ts_[s];
   if (ts.waiting == on) return;
@@ -1681,9 +1798,9 @@ void Sim::register_executor(int32_t e) {
   alive_[e] = 1;
   ++n_alive_;
   ++exec_added_;
-  free_[e] = cl_.slots[e];
-  slot_top_[e] = cl_.slots[e];
-  for (int32_t k = 0; k < cl_.slots[e]; ++k) slot_stack_[slot_base_[e] + k] = cl_.slots[e] - 1 - k;
+  free_[e] = cores_[e];
+  slot_top_[e] = cores_[e];
+  for (int32_t k = 0; k < cores_[e]; ++k) slot_stack_[slot_base_[e] + k] = cores_[e] - 1 - k;
   idle_since_[e] = now_;
   alive_per_host_[host(e)]++;
   alive_per_rack_[cl_.rack[e]]++;
@@ -1699,11 +1816,16 @@ void Sim::remove_executor(int32_t e) {
   alive_per_host_[host(e)]--;
   alive_per_rack_[cl_.rack[e]]--;
   executors_changed();
+  if (cm_) master_released(cm_, app_, e);  // killExecutors: the worker's cores go back to the Master
 }
 
 // Brings the executors alive or starting to target_: starts the lowest free nodes, or cancels
 // the latest starts (the cluster manager drops requests not yet granted).
 void Sim::request_executors() {
+  if (cm_) {
+    master_request(cm_, app_, target_);
+    return;
+  }  // requestTotalExecutors: the Master's executor limit
   for (int32_t e = 0; e < n_exec_ && n_alive_ + n_starting_ < target_; ++e)
     if (!alive_[e] && !starting_[e] && !down_[e]) {
       starting_[e] = 1;
@@ -1793,17 +1915,17 @@ double Sim::idle_allocation_ticks(double next) {
 
 // ------------------------------------------------------------------------------ the run
 
-SimResult Sim::run() {
+void Sim::start() {
   const size_t nj = wl_.n_jobs();
   // executors: all (static) or the initial ones (dynamic) register at executor_start_time
   if (opt_.dynamic_allocation) {
     target_ = std::min(std::max(opt_.initial_executors, opt_.min_executors), max_exec_);
-    request_executors();
+    request_executors();  // (standalone: the application's initial executor limit)
     alloc_armed_ = true;
     q_.push(opt_.allocation_interval, kAllocTick);
   } else {
     target_ = n_exec_;
-    request_executors();
+    if (!cm_) request_executors();  // (standalone: the Master grants the executors)
   }
   for (size_t s = 0; s < nj; ++s)
     if (parents_left_[s] == 0) q_.push(wl_.submit_time[s] + opt_.stage_submit_delay, kStageSubmit, static_cast<uint32_t>(s));
@@ -1818,30 +1940,42 @@ SimResult Sim::run() {
     reoffer_ = true;
   }
   if (opt_.task_failure_probability > 0 || opt_.speculation) reoffer_ = true;
+}
 
-  while (!q_.empty()) {
-    const Event ev = q_.top();
-    if (ev.time > opt_.time_limit) break;
-    if (unfinished_ == 0 && ev.kind != kAllocTick && ev.kind != kExecRegister) {
-      q_.pop();
-      continue;  // only the executor bookkeeping of dynamic allocation runs past the last stage
-    }
+// One event; false when the next one is past time_limit.
+bool Sim::step() {
+  const Event ev = q_.top();
+  if (ev.time > opt_.time_limit) return false;
+  if (unfinished_ == 0 && ev.kind != kAllocTick && ev.kind != kExecRegister) {
     q_.pop();
-    now_ = ev.time;
-    ++events_;
-    poll_interrupt(events_, now_);
-    switch (ev.kind) {
-      case kStageSubmit: stage_event(static_cast<int32_t>(ev.a)); break;
-      case kResubmitFailed: resubmit_failed_stages(); break;
-      case kTaskEnd: task_end(static_cast<int64_t>(ev.b)); break;
-      case kRevive: revive_tick(); break;
-      case kSpecTick: speculation_tick(); break;
-      case kAllocTick: allocation_tick(); break;
-      case kExecRegister: register_executor(static_cast<int32_t>(ev.a)); break;
-      case kExecLost: lose_executor(static_cast<int32_t>(ev.a)); break;
-      case kExecRestart: restart_executor(static_cast<int32_t>(ev.a)); break;
-    }
+    return true;  // only the executor bookkeeping of dynamic allocation runs past the last stage
   }
+  q_.pop();
+  now_ = ev.time;
+  ++events_;
+  poll_interrupt(events_, now_);
+  switch (ev.kind) {
+    case kStageSubmit: stage_event(static_cast<int32_t>(ev.a)); break;
+    case kResubmitFailed: resubmit_failed_stages(); break;
+    case kTaskEnd: task_end(static_cast<int64_t>(ev.b)); break;
+    case kRevive: revive_tick(); break;
+    case kSpecTick: speculation_tick(); break;
+    case kAllocTick: allocation_tick(); break;
+    case kExecRegister: register_executor(static_cast<int32_t>(ev.a)); break;
+    case kExecLost: lose_executor(static_cast<int32_t>(ev.a)); break;
+    case kExecRestart: restart_executor(static_cast<int32_t>(ev.a)); break;
+  }
+  return true;
+}
+
+SimResult Sim::run() {
+  start();
+  while (!q_.empty())
+    if (!step()) break;
+  return result();
+}
+
+SimResult Sim::result() {
 
   SimResult r;
   r.job_start = std::move(stage_start_);
@@ -1882,12 +2016,428 @@ SimResult Sim::run() {
   return r;
 }
 
+
+// ------------------------------------------------------------ several applications (standalone)
+
+// Spark standalone's Master (org.apache.spark.deploy.master.Master: schedule,
+// startExecutorsOnWorkers, scheduleExecutorsOnWorkers, handleRequestExecutors,
+// handleKillExecutors) sharing the cluster's nodes -- its workers -- between applications, each
+// an application model of its own (Sim) with its executors, pools and dynamic allocation. The
+// Master serves the registered applications in arrival order (FIFO): each gets the cores it may
+// still take (spark.cores.max, default spark.deploy.defaultCores) on the alive workers with the
+// most free cores first, spark.executor.cores per executor (unset: one executor per worker with
+// the cores it can take), spread over the workers one executor's cores at a time
+// (spark.deploy.spreadOut) or packed, never beyond its executor limit (dynamic allocation's
+// requested total). An application's executors are the nodes of a cluster of its own: K
+// executor places per worker (workers x K), hosts and racks those of the workers.
+class Master {
+ public:
+  Master(const Cluster& workers, const Workload& w, bool fair, const std::vector<PoolSpec>& pools, const Options& o,
+         const std::vector<int32_t>& app_of_job, const std::vector<AppSpec>& specs, uint64_t seed);
+  SimResult run();
+  void request(int32_t a, int32_t target) {
+    apps_[a].limit = target;
+    schedule();
+  }
+  void released(int32_t a, int32_t v);
+
+ private:
+  struct App {
+    Cluster cl;
+    Workload wl;
+    Options opt;
+    std::unique_ptr<Sim> sim;
+    std::vector<int32_t> jobs;  // global job ids, in order
+    double arrival = 0;
+    int32_t cores_max = 0, ec = 0, K = 1;
+    bool registered = false, done = false;
+    int32_t granted = 0, limit = std::numeric_limits<int32_t>::max(), n_exec = 0;
+    std::vector<int32_t> exec_cores;  // per executor place: cores granted (0: none)
+    // per executor place, its grants: (time, offset into cores_ of the worker cores it got)
+    std::vector<std::vector<std::pair<double, int64_t>>> grants;
+  };
+  void schedule();
+  void schedule_once();
+  void launch(int32_t a, int32_t w, int32_t cores);
+  void free_executor(int32_t a, int32_t v);
+  void app_done(int32_t a);
+
+  const Cluster& workers_;
+  const Workload& wl_;
+  Options opt_;
+  bool spread_out_;
+  uint64_t seed_;
+  std::vector<App> apps_;
+  std::vector<int32_t> order_;  // applications by arrival
+  std::vector<int32_t> free_;   // per worker: free cores
+  std::vector<uint8_t> alive_;
+  std::vector<int64_t> core_base_;
+  std::vector<uint8_t> core_used_;  // per worker core
+  std::vector<int32_t> cores_;      // worker core indices of every grant (App::grants)
+  double now_ = 0;
+  bool busy_ = false, again_ = false;
+  int64_t launched_ = 0;
+};
+
+void master_request(Master* m, int32_t app, int32_t target) { m->request(app, target); }
+void master_released(Master* m, int32_t app, int32_t e) { m->released(app, e); }
+
+Master::Master(const Cluster& workers, const Workload& w, bool fair, const std::vector<PoolSpec>& pools,
+               const Options& o, const std::vector<int32_t>& app_of_job, const std::vector<AppSpec>& specs, uint64_t seed)
+    : workers_(workers), wl_(w), opt_(o), spread_out_(o.spread_out), seed_(seed) {
+  const size_t nj = w.n_jobs();
+  const int32_t nw = static_cast<int32_t>(workers.size());
+  if (nw == 0) throw std::invalid_argument("cluster has no nodes (workers)");
+  if (app_of_job.size() != nj)
+    throw std::invalid_argument("parameter 'applications': " + std::to_string(app_of_job.size()) + " codes for " +
+                                std::to_string(nj) + " workload jobs");
+  int32_t n_apps = 0;
+  for (int32_t a : app_of_job) n_apps = std::max(n_apps, a + 1);
+  if (static_cast<int32_t>(specs.size()) > n_apps) n_apps = static_cast<int32_t>(specs.size());
+  apps_.resize(n_apps);
+  for (size_t j = 0; j < nj; ++j) apps_[app_of_job[j]].jobs.push_back(static_cast<int32_t>(j));
+  int32_t max_slots = 0;
+  for (int32_t s : workers.slots) max_slots = std::max(max_slots, s);
+  free_ = workers.slots;
+  alive_.assign(nw, 1);
+  core_base_.assign(nw + 1, 0);
+  for (int32_t k = 0; k < nw; ++k) core_base_[k + 1] = core_base_[k] + workers.slots[k];
+  core_used_.assign(core_base_[nw], 0);
+  std::vector<int32_t> local(nj, -1);
+  for (int32_t a = 0; a < n_apps; ++a) {
+    App& app = apps_[a];
+    const AppSpec sp = a < static_cast<int32_t>(specs.size()) ? specs[a] : AppSpec{};
+    app.ec = sp.executor_cores > 0 ? sp.executor_cores : o.executor_cores;
+    int32_t cm = sp.cores_max > 0 ? sp.cores_max : o.cores_max > 0 ? o.cores_max : o.default_cores;
+    app.cores_max = cm > 0 ? cm : std::numeric_limits<int32_t>::max();
+    double first = INFINITY;
+    for (int32_t j : app.jobs) first = std::min(first, w.submit_time[j]);
+    app.arrival = !std::isnan(sp.arrival) ? sp.arrival : std::isfinite(first) ? first : 0;
+    if (app.ec > 0 && app.ec < o.task_cpus)
+      throw std::invalid_argument("application " + std::to_string(a) + ": spark.executor.cores (" + std::to_string(app.ec) +
+                                  ") is below task_cpus (" + std::to_string(o.task_cpus) + ")");
+    app.K = app.ec > 0 ? std::max(max_slots / app.ec, 1) : std::max(max_slots, 1);
+    // its executor places: K per worker, each with the cores it may get
+    const int32_t nv = nw * app.K;
+    for (int32_t v = 0; v < nv; ++v) {
+      const int32_t wk = v / app.K;
+      const int32_t c = std::max(app.ec > 0 ? app.ec : workers.slots[wk], o.task_cpus);
+      app.cl.rack.push_back(workers.rack[wk]);
+      app.cl.speed.push_back(workers.speed[wk]);
+      app.cl.map_slots.push_back(c);
+      app.cl.reduce_slots.push_back(0);
+      app.cl.slots.push_back(c);
+      app.cl.vcores.push_back(c);
+      app.cl.memory.push_back(workers.memory.empty() ? 1024 : workers.memory[wk]);
+      app.cl.node_type.push_back(0);
+    }
+    app.cl.n_racks = workers.n_racks;
+    app.exec_cores.assign(nv, 0);
+    app.grants.assign(nv, {});
+    // its stages
+    Workload& sw = app.wl;
+    const bool reps = w.has_replicas(), deps = w.has_dependencies();
+    if (reps) sw.replica_begin.push_back(0);
+    if (deps) sw.parent_begin.push_back(0);
+    std::vector<int32_t> dags;
+    for (size_t k = 0; k < app.jobs.size(); ++k) {
+      const int32_t j = app.jobs[k];
+      local[j] = static_cast<int32_t>(k);
+      dags.push_back(w.dag[j]);
+    }
+    std::sort(dags.begin(), dags.end());
+    dags.erase(std::unique(dags.begin(), dags.end()), dags.end());
+    for (size_t k = 0; k < app.jobs.size(); ++k) {
+      const int32_t j = app.jobs[k];
+      sw.submit_time.push_back(std::max(w.submit_time[j], app.arrival));
+      sw.user.push_back(w.user[j]);
+      sw.dag.push_back(static_cast<int32_t>(std::lower_bound(dags.begin(), dags.end(), w.dag[j]) - dags.begin()));
+      for (int64_t t = w.task_begin[j]; t < w.task_begin[j + 1]; ++t) {
+        sw.task_job.push_back(static_cast<int32_t>(k));
+        sw.work.push_back(w.work[t]);
+        if (reps) {
+          for (int64_t r = w.replica_begin[t]; r < w.replica_begin[t + 1]; ++r) sw.replica_node.push_back(w.replica_node[r] * app.K);
+          sw.replica_begin.push_back(static_cast<int64_t>(sw.replica_node.size()));
+        }
+      }
+      if (deps) {
+        for (int64_t r = w.parent_begin[j]; r < w.parent_begin[j + 1]; ++r) {
+          const int32_t p = w.parent_job[r];
+          if (app_of_job[p] != a)
+            throw std::invalid_argument("parameter 'applications': job " + std::to_string(j) + " of application " +
+                                        std::to_string(a) + " has parent job " + std::to_string(p) + " of application " +
+                                        std::to_string(app_of_job[p]) + " (stages read shuffle output of their own application)");
+          sw.parent_job.push_back(local[p]);
+        }
+        sw.parent_begin.push_back(static_cast<int64_t>(sw.parent_job.size()));
+      }
+    }
+    sw.finalize();
+    app.opt = o;
+    app.opt.faults.clear();
+    app.opt.host_preferences = true;  // executors are placed by the Master: tasks prefer workers' hosts
+    app.opt.executors_per_host = o.executors_per_host * app.K;
+    app.opt.stage_ids.clear();
+    for (int32_t j : app.jobs) app.opt.stage_ids.push_back(o.stage_ids.empty() ? int64_t(j) : o.stage_ids[j]);
+    app.sim = std::make_unique<Sim>(app.cl, app.wl, fair, pools, app.opt, seed + 0x9E3779B97F4A7C15ull * uint64_t(a));
+    app.sim->attach(this, a, !o.faults.empty());
+  }
+  order_.resize(n_apps);
+  for (int32_t a = 0; a < n_apps; ++a) order_[a] = a;
+  std::stable_sort(order_.begin(), order_.end(), [&](int32_t x, int32_t y) { return apps_[x].arrival < apps_[y].arrival; });
+}
+
+void Master::schedule() {
+  if (busy_) { again_ = true; return; }
+  busy_ = true;
+  do {
+    again_ = false;
+    schedule_once();
+  } while (again_);
+  busy_ = false;
+}
+
+// Master.startExecutorsOnWorkers and scheduleExecutorsOnWorkers
+void Master::schedule_once() {
+  const int32_t nw = static_cast<int32_t>(workers_.size());
+  std::vector<int32_t> usable, assigned_cores, assigned_execs, candidates;
+  for (int32_t a : order_) {
+    App& app = apps_[a];
+    if (!app.registered || app.done) continue;
+    const int32_t min_cores = app.ec > 0 ? app.ec : 1;
+    const bool one_per_worker = app.ec <= 0;
+    const int64_t left = int64_t(app.cores_max) - app.granted;
+    if (left < min_cores) continue;
+    usable.clear();
+    for (int32_t k = 0; k < nw; ++k)
+      if (alive_[k] && free_[k] >= min_cores) usable.push_back(k);
+    std::stable_sort(usable.begin(), usable.end(), [&](int32_t x, int32_t y) { return free_[x] > free_[y]; });
+    const size_t n = usable.size();
+    if (n == 0) continue;
+    assigned_cores.assign(n, 0);
+    assigned_execs.assign(n, 0);
+    int64_t free_sum = 0, execs_sum = 0;
+    for (int32_t k : usable) free_sum += free_[k];
+    int64_t to_assign = std::min<int64_t>(left, free_sum);
+    auto can_launch = [&](size_t pos) {
+      const bool keep = to_assign >= min_cores;
+      const bool enough = free_[usable[pos]] - assigned_cores[pos] >= min_cores;
+      if (!one_per_worker || assigned_execs[pos] == 0) return keep && enough && execs_sum + app.n_exec < app.limit;
+      return keep && enough;
+    };
+    candidates.clear();
+    for (size_t pos = 0; pos < n; ++pos)
+      if (can_launch(pos)) candidates.push_back(static_cast<int32_t>(pos));
+    while (!candidates.empty()) {
+      for (int32_t pos : candidates) {
+        while (can_launch(pos)) {
+          to_assign -= min_cores;
+          assigned_cores[pos] += min_cores;
+          if (one_per_worker) {
+            if (assigned_execs[pos] == 0) ++execs_sum;
+            assigned_execs[pos] = 1;
+          } else {
+            ++assigned_execs[pos];
+            ++execs_sum;
+          }
+          if (spread_out_) break;
+        }
+      }
+      size_t k = 0;
+      for (int32_t pos : candidates)
+        if (can_launch(pos)) candidates[k++] = pos;
+      candidates.resize(k);
+    }
+    for (size_t pos = 0; pos < n; ++pos) {  // Master.allocateWorkerResourceToExecutors
+      if (assigned_cores[pos] == 0) continue;
+      if (one_per_worker) launch(a, usable[pos], assigned_cores[pos]);
+      else for (int32_t i = 0; i < assigned_cores[pos] / app.ec; ++i) launch(a, usable[pos], app.ec);
+    }
+  }
+}
+
+void Master::launch(int32_t a, int32_t w, int32_t cores) {
+  App& app = apps_[a];
+  int32_t v = -1;
+  for (int32_t k = 0; k < app.K && v < 0; ++k)
+    if (app.exec_cores[w * app.K + k] == 0) v = w * app.K + k;
+  if (v < 0) return;  // (cannot happen: K places hold a worker's cores)
+  const int64_t off = static_cast<int64_t>(cores_.size());
+  for (int64_t c = core_base_[w]; c < core_base_[w + 1] && static_cast<int64_t>(cores_.size()) - off < cores; ++c)
+    if (!core_used_[c]) {
+      core_used_[c] = 1;
+      cores_.push_back(static_cast<int32_t>(c - core_base_[w]));
+    }
+  app.grants[v].emplace_back(now_, off);
+  free_[w] -= cores;
+  app.granted += cores;
+  app.n_exec++;
+  app.exec_cores[v] = cores;
+  ++launched_;
+  app.sim->grant(v, cores, now_);
+}
+
+// the executor place v of application a gives its cores back (killed, or its application ended)
+void Master::free_executor(int32_t a, int32_t v) {
+  App& app = apps_[a];
+  const int32_t c = app.exec_cores[v];
+  if (c == 0) return;
+  const int32_t w = v / app.K;
+  if (alive_[w]) {
+    free_[w] += c;
+    const int64_t off = app.grants[v].back().second;
+    for (int32_t i = 0; i < c; ++i) core_used_[core_base_[w] + cores_[off + i]] = 0;
+  }
+  app.granted -= c;
+  app.n_exec--;
+  app.exec_cores[v] = 0;
+}
+
+void Master::released(int32_t a, int32_t v) {
+  free_executor(a, v);
+  schedule();
+}
+
+void Master::app_done(int32_t a) {
+  App& app = apps_[a];
+  app.done = true;
+  for (int32_t v = 0; v < static_cast<int32_t>(app.exec_cores.size()); ++v) free_executor(a, v);
+  schedule();
+}
+
+SimResult Master::run() {
+  enum : uint32_t { kArrive, kWorkerLost, kWorkerBack };
+  EventQueue q;
+  const int32_t n_apps = static_cast<int32_t>(apps_.size());
+  for (int32_t a : order_) q.push(apps_[a].arrival, kArrive, static_cast<uint32_t>(a));
+  if (!opt_.faults.empty())
+    for (const mr::Fault& f : mr::parse_faults(opt_.faults, static_cast<int>(workers_.size()), seed_)) {
+      if (f.kind != mr::Fault::Crash)
+        throw std::invalid_argument("simulate options (spark engine): option 'faults': the spark engine models executor "
+                                    "crashes (crash, mtbf), not slowdowns");
+      q.push(f.start, kWorkerLost, static_cast<uint32_t>(f.node));
+      if (std::isfinite(f.restart_after)) q.push(f.start + f.restart_after, kWorkerBack, static_cast<uint32_t>(f.node));
+    }
+  for (App& app : apps_) app.sim->start();
+  int64_t master_events = 0;
+  for (;;) {
+    int32_t best = -1;
+    double t_best = INFINITY;
+    for (int32_t a = 0; a < n_apps; ++a)
+      if (!apps_[a].done && apps_[a].sim->has_event() && apps_[a].sim->next_time() < t_best) {
+        t_best = apps_[a].sim->next_time();
+        best = a;
+      }
+    const double t_master = q.empty() ? INFINITY : q.top().time;
+    if (best < 0 && q.empty()) break;
+    if (t_master <= t_best) {
+      if (t_master > opt_.time_limit) break;
+      const Event ev = q.top();
+      q.pop();
+      now_ = ev.time;
+      ++master_events;
+      const int32_t x = static_cast<int32_t>(ev.a);
+      if (ev.kind == kArrive) {  // RegisterApplication
+        apps_[x].registered = true;
+        schedule();
+      } else if (ev.kind == kWorkerLost) {
+        if (!alive_[x]) continue;
+        alive_[x] = 0;
+        free_[x] = 0;
+        busy_ = true;  // the applications' reactions (dynamic allocation's requests) wait for the end
+        for (int32_t a = 0; a < n_apps; ++a) {
+          App& app = apps_[a];
+          for (int32_t k = 0; k < app.K; ++k) {
+            const int32_t v = x * app.K + k;
+            if (app.exec_cores[v] == 0) continue;
+            free_executor(a, v);
+            if (!app.done) app.sim->worker_lost(v, now_);
+          }
+        }
+        busy_ = false;
+        for (int32_t a = 0; a < n_apps; ++a)
+          if (!apps_[a].done && apps_[a].sim->finished()) app_done(a);  // (its last job failed)
+        schedule();
+      } else {
+        if (alive_[x]) continue;
+        alive_[x] = 1;
+        free_[x] = workers_.slots[x];
+        for (int64_t c = core_base_[x]; c < core_base_[x + 1]; ++c) core_used_[c] = 0;
+        schedule();
+      }
+      continue;
+    }
+    now_ = t_best;
+    if (!apps_[best].sim->step()) break;
+    if (!apps_[best].done && apps_[best].sim->finished()) app_done(best);
+  }
+
+  // the applications' results, on the workers, in launch order
+  SimResult r;
+  const size_t nj = wl_.n_jobs();
+  r.job_start.assign(nj, kNaN);
+  r.job_finish.assign(nj, kNaN);
+  std::vector<double> ready(nj, kNaN);
+  std::vector<SimResult> parts(n_apps);
+  struct Ref { double start; int32_t app; int64_t i; };
+  std::vector<Ref> refs;
+  for (int32_t a = 0; a < n_apps; ++a) {
+    App& app = apps_[a];
+    parts[a] = app.sim->result();
+    const SimResult& p = parts[a];
+    for (size_t k = 0; k < app.jobs.size(); ++k) {
+      r.job_start[app.jobs[k]] = p.job_start[k];
+      r.job_finish[app.jobs[k]] = p.job_finish[k];
+      ready[app.jobs[k]] = p.job_extra.at("ready")[k];
+    }
+    for (size_t i = 0; i < p.att_task.size(); ++i) refs.push_back({p.att_start[i], a, static_cast<int64_t>(i)});
+    for (const auto& kv : p.counters) r.counters[kv.first] += kv.second;
+    r.events += p.events;
+    r.end_time = std::max(r.end_time, p.end_time);
+  }
+  std::stable_sort(refs.begin(), refs.end(), [](const Ref& x, const Ref& y) { return x.start < y.start; });
+  std::vector<double> level;
+  for (const Ref& f : refs) {
+    const App& app = apps_[f.app];
+    const SimResult& p = parts[f.app];
+    const int32_t lt = p.att_task[f.i];
+    const int32_t lj = app.wl.task_job[lt];
+    const int32_t gj = app.jobs[lj];
+    r.att_task.push_back(static_cast<int32_t>(wl_.task_begin[gj] + (lt - app.wl.task_begin[lj])));
+    const int32_t v = p.att_node[f.i];
+    r.att_node.push_back(v / app.K);
+    int64_t off = -1;  // the grant of executor place v at the attempt's start
+    for (const auto& g : app.grants[v])
+      if (g.first <= p.att_start[f.i]) off = g.second;
+    r.att_slot.push_back(off >= 0 ? cores_[off + p.att_slot[f.i]] : p.att_slot[f.i]);
+    r.att_start.push_back(p.att_start[f.i]);
+    r.att_finish.push_back(p.att_finish[f.i]);
+    r.att_status.push_back(p.att_status[f.i]);
+    r.att_locality.push_back(p.att_locality[f.i]);
+    r.att_speculative.push_back(p.att_speculative[f.i]);
+    level.push_back(p.att_extra.at("spark_locality")[f.i]);
+  }
+  r.job_extra["ready"] = std::move(ready);
+  r.att_extra["spark_locality"] = std::move(level);
+  r.counters["applications"] = double(n_apps);
+  r.counters["executors_launched"] = double(launched_);
+  r.events += master_events;
+  r.end_time = std::max(r.end_time, now_);
+  return r;
+}
 }  // namespace
 
 SimResult simulate(const Cluster& cluster, const Workload& workload, bool fair, const std::vector<PoolSpec>& pools,
                    const Options& options, uint64_t seed) {
   Sim sim(cluster, workload, fair, pools, options, seed);
   return sim.run();
+}
+
+SimResult simulate_standalone(const Cluster& workers, const Workload& workload, bool fair, const std::vector<PoolSpec>& pools,
+                              const Options& options, const std::vector<int32_t>& app_of_job,
+                              const std::vector<AppSpec>& specs, uint64_t seed) {
+  Master m(workers, workload, fair, pools, options, app_of_job, specs, seed);
+  return m.run();
 }
 
 void register_engine() {
@@ -1906,6 +2456,10 @@ void register_engine() {
     const std::vector<PoolSpec> pools = parse_pools(sp.has("pools") ? sp.text("pools") : "", n_pools);
     Options o = Options::from(op);
     o.stage_ids = parse_stage_ids(sp.text("stage_ids"), r.workload->n_jobs());
+    const std::vector<int32_t> apps = parse_applications(sp.text("applications"), r.workload->n_jobs());
+    if (!apps.empty())
+      return simulate_standalone(*r.cluster, *r.workload, fair, pools, o, apps,
+                                 parse_application_settings(sp.text("application_settings")), r.seed);
     return simulate(*r.cluster, *r.workload, fair, pools, o, r.seed);
   };
   schedlab::register_engine(std::move(e));
@@ -1917,9 +2471,19 @@ void register_engine() {
       "the Spark stage id of each workload job, 'id,id,...' in job order (task sets are named TaskSet_<id>.0: FAIR "
       "ties compare the names as strings, FIFO orders a Spark job's stages by id); Python fills it from the "
       "workload's job_id labels when they are whole numbers; '': the dense job ids");
+  const ParamSpec applications = ParamSpec::text(
+      "applications", "",
+      "the Spark application of each workload job, 'code,code,...' in job order: several applications share the "
+      "cluster's nodes as the workers of a standalone Master (FIFO by arrival, spark.deploy.spreadOut, "
+      "spark.cores.max, spark.executor.cores); Python fills it from the workload's 'application' job column; '': "
+      "one application whose executors are the nodes");
+  const ParamSpec app_settings = ParamSpec::text(
+      "application_settings", "",
+      "per application code, 'arrival/cores_max/executor_cores;...': its registration time in seconds (empty: its "
+      "first job's submission), spark.cores.max and spark.executor.cores (empty or 0: the engine options)");
   SchedulerInfo fifo;
   fifo.name = "spark_fifo";
-  fifo.params = {stage_ids};
+  fifo.params = {stage_ids, applications, app_settings};
   fifo.engine = "spark";
   fifo.citation = cite + ", FIFOSchedulingAlgorithm";
   fifo.summary = "Spark's FIFO scheduling mode (spark.scheduler.mode=FIFO): task sets by job id, then stage id";
@@ -1933,7 +2497,7 @@ void register_engine() {
                                  "the pools, as schedlab.spark.pools() encodes a fairscheduler.xml file or a dict: "
                                  "'code=name/FIFO|FAIR/weight/minShare;...' by pool (job 'user') code; pools not given are "
                                  "FIFO with weight 1 and minShare 0"),
-                 stage_ids};
+                 stage_ids, applications, app_settings};
   schedlab::register_scheduler(fair);
 }
 

@@ -20,25 +20,37 @@ def replay(log_path, schedulers=("spark_fifo", "spark_fair"), *, executors=None,
     completion times: mean, percentiles, makespan). Spark schedulers run on the spark engine;
     others (e.g. the Hadoop 'fair' scheduler) on their engine, the stages as a DAG of jobs and each
     executor as a node with its cores as map slots. ``executors``/``cores`` replace the recorded
-    executors (default: as recorded)."""
+    executors (default: as recorded).
+
+    A list of event logs replays several applications together on a standalone cluster (the
+    spark engine's Master; docs/spark.md): its workers are the hosts the executors ran on
+    (``executors``/``cores``: that many workers of that many cores), each application arrives
+    at its recorded start with its spark.cores.max and spark.executor.cores."""
     import schedlab as sl
     from ..engines import spark
 
-    w = sl.read_trace(log_path, format="spark_eventlog")
-    log = w.spark
+    several = isinstance(log_path, (list, tuple)) and len(log_path) > 1
+    if isinstance(log_path, (list, tuple)) and not several:
+        log_path = log_path[0]
+    w = sl.read_trace(list(log_path) if several else log_path, format="spark_eventlog")
+    logs = list(w.spark_logs.values()) if several else [w.spark]
+    log = logs[0]
     if executors is None and cores is None:
-        cluster = log.cluster()
+        cluster = w.spark_workers if several else log.cluster()
     else:
-        n = executors if executors is not None else len(log.executors)
-        c = cores if cores is not None else int(log.executors["cores"].max())
+        n = executors if executors is not None else (w.spark_workers.n_nodes if several else len(log.executors))
+        c = cores if cores is not None else int(max(lg.executors["cores"].max() for lg in logs))
         cluster = spark.cluster(n, c)
     rows = {}
-    rec = log.jobs.dropna(subset=["finish_time"])
+    t0 = min(lg.app_start for lg in logs)
+    rec = pd.concat([lg.jobs.assign(submit_time=lg.jobs["submit_time"] + lg.app_start - t0,
+                                    finish_time=lg.jobs["finish_time"] + lg.app_start - t0) for lg in logs])
+    rec = rec.dropna(subset=["finish_time"])
     rec = rec[rec["stages"].map(len) > 0]
     rows["recorded"] = _row((rec["finish_time"] - rec["submit_time"]).to_numpy(float),
                             float(rec["finish_time"].max() - rec["submit_time"].min()) if len(rec) else np.nan)
     engine_options = {k: v for k, v in log.options.items()
-                      if not (executors is not None and k == "executors_per_host")}
+                      if not ((executors is not None or several) and k == "executors_per_host")}
     engine_options.update(options or {})
     results = {}
     for name in schedulers:
@@ -81,7 +93,8 @@ def add_command(sub):
                                    "the Spark jobs' completion times (mean, p50, p90, p99) and the makespan, next "
                                    "to the recorded ones.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("log", help="the event log file or eventlog_v2_* directory")
+    p.add_argument("log", nargs="+", help="the event log file or eventlog_v2_* directory; several: the applications "
+                                          "replayed together on a standalone cluster")
     p.add_argument("--scheduler", action="append",
                    help="scheduler (repeatable; default spark_fifo and spark_fair); others run the stages as a DAG "
                         "of jobs on their own engine")

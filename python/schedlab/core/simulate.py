@@ -222,6 +222,8 @@ class Result:
                 "finish_time": g["finish_time"].max().where(~g["_unfinished"].any()),
             })
             df["completion_time"] = df["finish_time"] - df["submit_time"]
+            if "application" in jobs:  # several Spark applications
+                df.insert(0, "application", g["application"].first())
             self._dags = df.rename_axis("dag").reset_index()
         return self._dags
 

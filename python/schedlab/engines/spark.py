@@ -20,6 +20,7 @@ import os
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pandas as pd
 
 from ..core.catalogue import SchedulerConfig
 from ..core.cluster import Cluster
@@ -144,6 +145,9 @@ def stage_ids(workload) -> str | None:
     (an event log's stage ids) when they are all whole numbers >= 0, else None (the dense job
     ids). Spark names a task set TaskSet_<stage id>.0; FAIR ties compare those names as
     strings ("TaskSet_13.0" before "TaskSet_7.0") and FIFO orders a Spark job's stages by id."""
+    own = getattr(workload, "spark_stage_ids", None)  # several event logs read together
+    if own is not None and len(own) == workload.n_jobs:
+        return ",".join(map(str, np.asarray(own, dtype=np.int64).tolist()))
     ids = np.asarray(workload.job_ids)
     if ids.dtype.kind not in "iu":
         if ids.dtype.kind != "O" or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in ids):
@@ -161,3 +165,87 @@ register_param_default("spark_fifo", "stage_ids", stage_ids)
 def fifo() -> SchedulerConfig:
     """Spark's FIFO scheduling mode (the default spark.scheduler.mode)."""
     return SchedulerConfig("spark_fifo")
+
+
+# ------------------------------------------------------------------ several applications
+
+#: Per-application settings (``application_settings``): registration time in seconds (None: the
+#: application's first job's submission), spark.cores.max and spark.executor.cores (None: the
+#: engine options ``cores_max`` / ``executor_cores``).
+APPLICATION_KEYS = ("arrival", "cores_max", "executor_cores")
+
+
+def application_labels(workload):
+    """The workload's applications in code order (first appearance in job order), or None when
+    its jobs have no ``application`` column (one application)."""
+    meta = getattr(workload, "_job_meta", None)
+    if meta is None or "application" not in meta.columns:
+        return None
+    col = meta["application"]
+    if col.isna().any():
+        k = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise ValueError(f"workload column 'application': job {workload.job_ids[k]!r} has no application")
+    return list(pd.unique(col))
+
+
+def applications(workload) -> str | None:
+    """The ``applications`` parameter of the spark schedulers for ``workload``: each job's
+    application code, from its ``application`` job column (None without one: a single
+    application whose executors are the cluster's nodes). With it the cluster's nodes are the
+    workers of a Spark standalone Master shared by the applications (docs/spark.md)."""
+    labels = application_labels(workload)
+    if labels is None:
+        return None
+    codes = pd.Categorical(workload._job_meta["application"], categories=labels).codes
+    return ",".join(map(str, codes.tolist()))
+
+
+def encode_application_settings(settings, workload) -> str:
+    """``settings`` -- a dict ``{application: {"arrival": s, "cores_max": n, "executor_cores": n}}``
+    (missing keys and applications: defaults) or a DataFrame indexed by application with those
+    columns -- as the engine's ``application_settings`` string for ``workload``."""
+    if isinstance(settings, str):
+        return settings
+    labels = application_labels(workload)
+    if labels is None:
+        raise ValueError("application_settings: the workload has no 'application' job column")
+    if isinstance(settings, pd.DataFrame):
+        settings = {k: {c: v for c, v in row.items() if c in APPLICATION_KEYS} for k, row in settings.iterrows()}
+    if not isinstance(settings, dict):
+        raise ValueError(f"application_settings: expected a dict or DataFrame by application, got {type(settings).__name__}")
+    unknown = [k for k in settings if k not in labels]
+    if unknown:
+        raise ValueError(f"application_settings: unknown applications {unknown[:5]}; the workload's: {labels[:10]}")
+    parts = []
+    for label in labels:
+        spec = settings.get(label) or {}
+        bad = set(spec) - set(APPLICATION_KEYS)
+        if bad:
+            raise ValueError(f"application_settings: application {label!r} has unknown keys {sorted(bad)}; known: "
+                             f"{list(APPLICATION_KEYS)}")
+        fields = []
+        for key in APPLICATION_KEYS:
+            v = spec.get(key)
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                fields.append("")
+            else:
+                fields.append(repr(_number(v, key, f"application_settings: application {label!r}"))
+                              if key == "arrival" else
+                              str(int(_number(v, key, f"application_settings: application {label!r}", whole=True))))
+        parts.append("/".join(fields))
+    return ";".join(parts)
+
+
+def _application_settings_default(workload) -> str | None:
+    """From the workload's ``spark_applications`` table (several event logs read together: each
+    application's start, spark.cores.max and spark.executor.cores), when it has one."""
+    table = getattr(workload, "spark_applications", None)
+    if table is None or application_labels(workload) is None:
+        return None
+    return encode_application_settings(table, workload)
+
+
+for _name in ("spark_fifo", "spark_fair"):
+    register_param_default(_name, "applications", applications)
+    register_param_default(_name, "application_settings", _application_settings_default)
+    register_param_encoder(_name, "application_settings", encode_application_settings)

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 
+import numpy as np
 import pytest
 
 import schedlab as sl
@@ -129,3 +130,57 @@ def test_replay_command(plain_log, capsys):
                      "--executors", "4", "--cores", "2"]) == 0
     out = capsys.readouterr().out
     assert "recorded" in out and "spark_fifo" in out and "fair" in out and "p90_job_time" in out
+
+
+_TIME_KEYS = {"Timestamp", "Submission Time", "Completion Time", "Launch Time", "Finish Time", "Getting Result Time"}
+
+
+def _shifted(lines, app_id, ms):
+    """The log's lines as another application's: another App ID, every time ``ms`` later."""
+    def shift(x):
+        if isinstance(x, dict):
+            return {k: (v + ms if k in _TIME_KEYS and isinstance(v, (int, float)) and v > 0 else shift(v))
+                    for k, v in x.items()}
+        if isinstance(x, list):
+            return [shift(v) for v in x]
+        return x
+    out = []
+    for line in lines:
+        ev = shift(json.loads(line))
+        if ev.get("Event") == "SparkListenerApplicationStart":
+            ev["App ID"] = app_id
+        out.append(json.dumps(ev))
+    return out
+
+
+def test_several_event_logs_together(plain_log, tmp_path, capsys):
+    """Two applications' logs (the recorded one and a copy started 5 s later) read together:
+    one workload whose jobs name their application, times from the first start, stage ids kept
+    per application, workers from the executors' hosts; replayed on the standalone Master the
+    second application waits for the first one's cores (spark.cores.max unset)."""
+    second = tmp_path / "app-0001"
+    second.write_text("\n".join(_shifted(plain_lines(), "app-copy", 5000)) + "\n")
+    w = sl.read_trace([plain_log, str(second)], format="spark_eventlog")
+    one = sl.read_trace(plain_log, format="spark_eventlog")
+    assert w.n_jobs == 2 * one.n_jobs and w.n_tasks == 2 * one.n_tasks
+    jobs = w.jobs
+    assert set(jobs["application"]) == {one.spark.app_id, "app-copy"}
+    first = jobs[jobs["application"] == one.spark.app_id]["submit_time"].to_numpy()
+    copy = jobs[jobs["application"] == "app-copy"]["submit_time"].to_numpy()
+    assert np.allclose(np.sort(copy), np.sort(first) + 5.0)
+    apps = w.spark_applications
+    assert apps.loc["app-copy", "arrival"] == pytest.approx(5.0) and apps.loc[one.spark.app_id, "arrival"] == 0
+    assert sorted(w.spark_stage_ids.tolist()) == sorted(2 * [int(s) for s in one.job_ids])
+    assert w.spark_workers.n_nodes == one.spark.executors["host"].nunique()
+    r = sl.simulate(w.spark_workers, w, "spark_fifo")
+    assert r.jobs["finish_time"].notna().all() and r.counters["applications"] == 2
+    j = r.jobs
+    a_end = j.loc[j["application"] == one.spark.app_id, "finish_time"].max()
+    assert j.loc[j["application"] == "app-copy", "start_time"].min() >= a_end - 1e-9
+    assert cli_main(["replay", plain_log, str(second), "--scheduler", "spark_fifo", "--scheduler", "spark_fair"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded" in out and "spark_fair" in out
+    with pytest.raises(ValueError, match="appears twice"):
+        sl.read_trace([plain_log, plain_log], format="spark_eventlog")
+    with pytest.raises(ValueError, match="several Spark applications"):
+        sl.read_trace([plain_log], format="tr")

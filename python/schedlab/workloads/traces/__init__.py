@@ -34,7 +34,16 @@ def read_trace(path, format: str | None = None, *, progress=None, **options):
     file's suffix); ``options`` go to that format's reader. ``progress``: a bar of the bytes
     parsed while a file (or folder of files) of more than 16 MB is read, fed as the reader
     goes; ``None``: on when interactive or ``$SCHEDLAB_PROGRESS`` says so, as for
-    :func:`schedlab.simulate` (see :mod:`schedlab.core.progress`)."""
+    :func:`schedlab.simulate` (see :mod:`schedlab.core.progress`).
+
+    A list of Spark event logs (``format="spark_eventlog"``) reads several applications into one
+    workload (:func:`~schedlab.workloads.traces.spark_eventlog.read_spark_eventlogs`)."""
+    if isinstance(path, (list, tuple)):
+        if format != "spark_eventlog":
+            raise ValueError(f"read_trace: a list of paths reads several Spark applications (format='spark_eventlog'), "
+                             f"not format={format!r}")
+        from .spark_eventlog import read_spark_eventlogs
+        return read_spark_eventlogs(path, **options)
     path = os.fspath(path)
     if format is None:
         ext = os.path.splitext(path)[1].lower()

@@ -60,6 +60,8 @@ class SparkLog:
     options: dict = field(default_factory=dict)   # spark engine options the application ran with
     scheduler: str = "spark_fifo"    # spark.scheduler.mode
     stage_submitted: dict = field(default_factory=dict)  # stage id -> its first submission (s from app start)
+    stages: pd.DataFrame | None = None  # the workload's job table as read (job_id = stage id, dag, parents, ...)
+    tasks: pd.DataFrame | None = None   # its task table (replicas: the executors' nodes)
 
     def cluster(self, cores: int | None = None):
         """The executors as a cluster for the spark engine (one node per executor, in the order of
@@ -448,5 +450,77 @@ def read_spark_eventlog(path, *, preferences: str = "inferred") -> Workload:
     w.spark = SparkLog(path=path, spark_version=version, app_id=app_id, app_start=app_start / 1000, properties=props,
                        executors=ex, jobs=jt, attempts=att.drop(columns=["launch", "finish"]), options=options,
                        scheduler="spark_fair" if str(props.get("spark.scheduler.mode", "FIFO")).upper() == "FAIR" else "spark_fifo",
-                       stage_submitted={k: (v - app_start) / 1000 for k, v in stage_submit.items()})
+                       stage_submitted={k: (v - app_start) / 1000 for k, v in stage_submit.items()},
+                       stages=jtab, tasks=ttab)
     return w
+
+
+def read_spark_eventlogs(paths, *, preferences: str = "inferred") -> Workload:
+    """Several Spark applications' event logs as one workload for a standalone cluster shared by
+    them (docs/spark.md, "Several applications"). Each log is read by :func:`read_spark_eventlog`;
+    the workload's ``application`` job column names each stage's application (its App ID, else
+    the log's file name), its ``job_id`` is ``"<application>/<stage id>"`` and its ``dag``
+    ``"<application>/<Spark job id>"``; times count from the earliest application's start.
+    ``workload.spark_applications`` holds each application's start (``arrival``), its
+    ``spark.cores.max`` and ``spark.executor.cores`` (the scheduler parameter
+    ``application_settings`` by default), ``workload.spark_logs`` the :class:`SparkLog` of each,
+    ``workload.spark_stage_ids`` each job's Spark stage id, and :func:`workers` a cluster of
+    the hosts the executors ran on. Preferred locations name those workers."""
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("read_spark_eventlogs: no event log given")
+    ws = [read_spark_eventlog(p, preferences=preferences) for p in paths]
+    logs = [w.spark for w in ws]
+    names = []
+    for path, log in zip(paths, logs):
+        name = log.app_id or os.path.basename(os.path.normpath(path))
+        if name in names:
+            raise ValueError(f"{path}: application {name!r} appears twice (the same event log read twice?)")
+        names.append(name)
+    t0 = min(log.app_start for log in logs)
+    hosts = list(dict.fromkeys(h for log in logs for h in log.executors["host"]))
+    host_index = {h: i for i, h in enumerate(hosts)}
+    jobs, tasks, apps, stage_ids = [], [], [], []
+    for name, w, log in zip(names, ws, logs):
+        offset = log.app_start - t0
+        j = log.stages
+        stage_ids.extend(int(x) for x in j["job_id"])
+        jobs.append(pd.DataFrame({
+            "job_id": [f"{name}/{s}" for s in j["job_id"]], "submit_time": j["submit_time"].to_numpy(float) + offset,
+            "user": j["user"].to_numpy(), "dag": [f"{name}/{d}" for d in j["dag"]],
+            "parents": [[f"{name}/{p}" for p in ps] for ps in j["parents"]], "application": name}))
+        t = log.tasks
+        node_host = log.executors.set_index("node")["host"].map(host_index)
+        reps = [None if r is None or len(r) == 0 else sorted({int(node_host[n]) for n in r}) for r in t["replicas"]] \
+            if "replicas" in t else [None] * len(t)
+        tasks.append(pd.DataFrame({"job_id": [f"{name}/{s}" for s in t["job_id"]], "work": t["work"].to_numpy(float),
+                                   "replicas": reps}))
+        props = log.properties
+        apps.append({"application": name, "arrival": offset,
+                     "cores_max": _whole(props.get("spark.cores.max")), "executor_cores": _whole(props.get("spark.executor.cores"))})
+    jtab = pd.concat(jobs, ignore_index=True)
+    order = np.argsort(jtab["submit_time"].to_numpy(), kind="stable")
+    jtab = jtab.iloc[order].reset_index(drop=True)
+    stage_ids = [stage_ids[i] for i in order]
+    w = Workload.from_frames(jtab, pd.concat(tasks, ignore_index=True), name="+".join(names), source=";".join(paths))
+    by_id = dict(zip(jtab["job_id"], stage_ids))
+    w.spark_stage_ids = np.array([by_id[j] for j in w.job_ids], dtype=np.int64)
+    w.spark_applications = pd.DataFrame(apps).set_index("application")
+    w.spark_logs = dict(zip(names, logs))
+    w.spark_workers = _workers(logs, hosts)
+    return w
+
+
+def _whole(text):
+    try:
+        v = int(str(text).strip())
+    except (TypeError, ValueError):
+        return None
+    return v if v > 0 else None
+
+
+def _workers(logs, hosts):
+    """One worker per host, with the most cores any one application's executors had there."""
+    from ...core.cluster import Cluster
+    cores = [max(int(log.executors.loc[log.executors["host"] == h, "cores"].sum()) for log in logs) for h in hosts]
+    return Cluster(nodes=len(hosts), racks=1, map_slots=cores, reduce_slots=0)
