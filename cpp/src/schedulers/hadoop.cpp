@@ -720,6 +720,14 @@ class FairScheduler : public Scheduler {
     };
     set(pool_max_jobs_, pool_max_jobs_text_, "pool_max_jobs");
     set(user_max_jobs_, user_max_jobs_text_, "user_max_jobs");
+    // a limit of 0 on a pool or user with jobs would never let them run: the run would stall
+    for (size_t j = 0; j < wl.n_jobs(); ++j) {
+      const int32_t p = pools_.pool_of(int32_t(j)), u = wl.user[j];
+      if (pool_max_jobs_[size_t(p)] == 0 || user_max_jobs_[size_t(u)] == 0)
+        throw std::invalid_argument(std::string("fair: ") + (pool_max_jobs_[size_t(p)] == 0 ? "pool_max_jobs of pool " +
+                                    std::to_string(p) : "user_max_jobs of user " + std::to_string(u)) + " is 0, but job " +
+                                    std::to_string(j) + " is there: it could never run; expected at least 1");
+    }
     limits_ = false;
     for (int64_t m : pool_max_jobs_) limits_ |= m < kNoLimit;
     for (int64_t m : user_max_jobs_) limits_ |= m < kNoLimit;

@@ -113,3 +113,12 @@ def test_capacity_user_limit_below_one_task_is_refused_up_front():
     # a factor that leaves one slot runs
     r = sl.simulate(CLUSTER, workload(), sl.schedulers.get("capacity", user_limit_factor=0.125))
     assert r.jobs["finish_time"].notna().all()
+
+
+@pytest.mark.parametrize("param,what", [("pool_max_jobs", "pool_max_jobs of pool 0"), ("user_max_jobs", "user_max_jobs of user 0")])
+def test_fair_job_limit_of_zero_on_jobs_is_refused_up_front(param, what):
+    # before: "simulation made no progress" (a RuntimeError) after a simulated day
+    with pytest.raises(ValueError, match=rf"^fair: {what} is 0, but job 0 is there: it could never run; expected at least 1$"):
+        sl.simulate(CLUSTER, workload(), sl.schedulers.get("fair", **{param: "0:0"}))
+    # a limit of 0 where no job is runs
+    assert sl.simulate(CLUSTER, workload(), sl.schedulers.get("fair", **{param: "0:1,5:0"})).jobs["finish_time"].notna().all()
