@@ -70,6 +70,12 @@ class EventQueue {
     b = heap_.front().b;
     return true;
   }
+  // Whether the lane's first event is of `kind`, and then its payload a.
+  bool lane_front_is(uint32_t kind, uint32_t& a) const {
+    if (lane_size_ == 0 || lane_[lane_head_].kind != kind) return false;
+    a = lane_[lane_head_].a;
+    return true;
+  }
   Event pop() {
     if (lane_first()) {
       const Slot s = lane_[lane_head_];

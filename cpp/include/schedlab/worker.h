@@ -22,6 +22,7 @@
 // A scheduler (worker::Scheduler) reacts to job arrivals, probe deliveries, probe selection,
 // task requests, task ends, idleness and timers, and acts through worker::Sim.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -181,8 +182,8 @@ class Sim {
   const Probe& probe(int32_t p) const { return pool_[p]; }
   // Worker w's queue array [queue_begin, queue_end): holes (!live()) among the probes in queue
   // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
-  QueueEntry* queue_begin(int32_t w) { return queues_[w].e.data() + queues_[w].first; }
-  QueueEntry* queue_end(int32_t w) { return queues_[w].e.data() + queues_[w].e.size(); }
+  QueueEntry* queue_begin(int32_t w) { return queues_[w].data() + queues_[w].first; }
+  QueueEntry* queue_end(int32_t w) { return queues_[w].data() + queues_[w].size(); }
   int32_t att_task(int64_t a) const { return res_.att_task[a]; }
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }
@@ -242,12 +243,15 @@ class Sim {
   void prefetch_worker(int32_t w) const {
     __builtin_prefetch(&workers_[w]);
     __builtin_prefetch(&queues_[w]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&queues_[w]) + 64);
     __builtin_prefetch(&pool_[static_cast<size_t>(w) * kOwnProbes]);
   }
   void prefetch_queue(int32_t w) const {
     const QueueArray& qa = queues_[w];
-    __builtin_prefetch(qa.e.data() + qa.first);
-    __builtin_prefetch(qa.e.data() + qa.e.size());
+    if (qa.heap) {
+      __builtin_prefetch(qa.heap + qa.first);
+      __builtin_prefetch(qa.heap + qa.n);
+    }
   }
   int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
   void free_probe(int32_t p);
@@ -282,11 +286,42 @@ class Sim {
   static constexpr int32_t kOwnProbes = 4;
   std::vector<Probe> pool_;
   std::vector<uint8_t> own_free_;  // per worker: bit i set = its slot i is free
-  struct QueueArray {
-    std::vector<QueueEntry> e;
+  // A worker's queue array: up to kInline entries inside the record itself, with the header (a
+  // short queue, the usual one, is one aligned pair of cache lines), longer queues on the heap.
+  struct alignas(128) QueueArray {
+    static constexpr int32_t kInline = 6;
+    QueueEntry* heap = nullptr;  // nullptr: the entries are in inline_
+    int32_t n = 0, cap = kInline;
     int32_t first = 0;  // entries before it are holes
     int32_t holes = 0;
+    QueueEntry inline_[kInline];
+    QueueEntry* data() { return heap ? heap : inline_; }
+    const QueueEntry* data() const { return heap ? heap : inline_; }
+    size_t size() const { return static_cast<size_t>(n); }
+    QueueEntry& operator[](size_t i) { return data()[i]; }
+    void clear() { n = 0; }
+    void shrink(size_t k) { n = static_cast<int32_t>(k); }
+    void push_back(const QueueEntry& x) {
+      if (n == cap) grow();
+      data()[n++] = x;
+    }
+    void grow() {
+      QueueEntry* h = new QueueEntry[2 * static_cast<size_t>(cap)];
+      std::copy(data(), data() + n, h);
+      delete[] heap;
+      heap = h;
+      cap *= 2;
+    }
+    QueueArray() = default;
+    QueueArray(QueueArray&& o) noexcept : heap(o.heap), n(o.n), cap(o.cap), first(o.first), holes(o.holes) {
+      std::copy(o.inline_, o.inline_ + kInline, inline_);
+      o.heap = nullptr;
+    }
+    QueueArray(const QueueArray&) = delete;
+    QueueArray& operator=(const QueueArray&) = delete;
+    ~QueueArray() { delete[] heap; }
   };
+  static_assert(sizeof(QueueArray) == 128, "a queue array's record is two cache lines");
   std::vector<QueueArray> queues_;
   std::vector<int32_t> free_probes_;
   struct Suspension {

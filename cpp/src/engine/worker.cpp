@@ -274,20 +274,20 @@ void Sim::append(int32_t w, int32_t p, double acc) {
   Probe& pr = pool_[p];
   QueueArray& qa = queues_[w];
   if (s.qlen == 0) {
-    qa.e.clear();
+    qa.clear();
     qa.first = qa.holes = 0;
-  } else if (qa.holes > 8 && 2 * qa.holes > static_cast<int32_t>(qa.e.size())) {
+  } else if (qa.holes > 8 && 2 * qa.holes > static_cast<int32_t>(qa.size())) {
     size_t k = 0;  // compaction: the probes move to the front, in order
-    for (size_t i = qa.first; i < qa.e.size(); ++i)
-      if (qa.e[i].live()) {
-        pool_[qa.e[i].probe()].pos = static_cast<int32_t>(k);
-        qa.e[k++] = qa.e[i];
+    for (size_t i = qa.first; i < qa.size(); ++i)
+      if (qa[i].live()) {
+        pool_[qa[i].probe()].pos = static_cast<int32_t>(k);
+        qa[k++] = qa[i];
       }
-    qa.e.resize(k);
+    qa.shrink(k);
     qa.first = qa.holes = 0;
   }
-  pr.pos = static_cast<int32_t>(qa.e.size());
-  qa.e.push_back(QueueEntry{p * 2 + ((pr.flags & kProbeLong) ? 1 : 0), pr.job, acc});
+  pr.pos = static_cast<int32_t>(qa.size());
+  qa.push_back(QueueEntry{p * 2 + ((pr.flags & kProbeLong) ? 1 : 0), pr.job, acc});
   pr.next = -1;
   pr.prev = s.tail;
   if (s.tail >= 0) pool_[s.tail].next = p; else s.head = p;
@@ -306,9 +306,9 @@ void Sim::unlink(int32_t w, int32_t p) {
   if (pr.next >= 0) pool_[pr.next].prev = pr.prev; else s.tail = pr.prev;
   pr.next = pr.prev = -1;
   QueueArray& qa = queues_[w];
-  qa.e[pr.pos].ref = -1;
+  qa[pr.pos].ref = -1;
   ++qa.holes;
-  while (qa.first < static_cast<int32_t>(qa.e.size()) && !qa.e[qa.first].live()) {
+  while (qa.first < static_cast<int32_t>(qa.size()) && !qa[qa.first].live()) {
     ++qa.first;
     --qa.holes;
   }
@@ -325,7 +325,7 @@ void Sim::drop_probe(int32_t w, int32_t p) {
 }
 
 void Sim::move_probe(int32_t from, int32_t to, int32_t p) {
-  const double acc = queues_[from].e[pool_[p].pos].acc;
+  const double acc = queues_[from][pool_[p].pos].acc;
   unlink(from, p);
   pool_[p].flags |= kProbeStolen;
   append(to, p, acc);
@@ -658,11 +658,22 @@ bool Sim::loop() {
     now_ = e.time;
     ++events_;
     poll_interrupt(events_, now_);
-    // the next task end's worker (a random one): fetched while this event is handled
+    // What the next events touch at random -- a task end's worker and attempt (launched long
+    // ago), a probe batch's first workers, a no-op reply's worker -- is fetched while this event
+    // is handled.
     {
-      uint32_t w;
-      uint64_t a;
-      if (q_.heap_front_is(kTaskEnd, w, a)) prefetch_worker(static_cast<int32_t>(w));
+      uint32_t x;
+      uint64_t y;
+      if (q_.heap_front_is(kTaskEnd, x, y)) {
+        prefetch_worker(static_cast<int32_t>(x));
+        __builtin_prefetch(res_.att_status.data() + y);
+        __builtin_prefetch(res_.att_finish.data() + y);
+        __builtin_prefetch(res_.att_task.data() + y);
+      } else if (q_.heap_front_is(kProbeBatch, x, y)) {
+        const std::vector<int32_t>& t = deliveries_[x].targets;
+        for (size_t i = 0; i < t.size() && i < 2; ++i) prefetch_worker(t[i]);
+      }
+      if (q_.lane_front_is(kNoop, x)) prefetch_worker(static_cast<int32_t>(x));
     }
     switch (e.kind) {
       case kArrival: {
