@@ -514,7 +514,29 @@ class Sim {
   void set_waiting(int32_t s, bool on);
   std::vector<int32_t> order_;        // scratch: sorted task sets
   std::vector<int32_t> pool_order_;   // scratch
+  std::vector<int32_t> pool_count_, pool_next_;  // scratch, per pool (zero between rounds)
   std::vector<int32_t> offer_exec_, offer_free_;
+  // per executor, a bit: alive with a free core (offered by a round of every executor)
+  std::vector<uint64_t> offerable_;
+  void update_offerable(int32_t e) {
+    const uint64_t bit = uint64_t(1) << (e & 63);
+    if (alive_[e] && free_[e] >= opt_.task_cpus) offerable_[e >> 6] |= bit;
+    else offerable_[e >> 6] &= ~bit;
+  }
+  // rng_.below(n) for the shuffle of the offers, the same draws and results, with each n's
+  // remainder by multiplication (Lemire, Kaser and Kurz, "Faster remainder by direct computation",
+  // 2019: r % n = ((M * r mod 2^128) * n) >> 128 with M = floor((2^128 - 1) / n) + 1, exact for
+  // every 64-bit r and n) instead of a 64-bit division per draw
+  std::vector<unsigned __int128> below_magic_;
+  uint64_t below(uint64_t n) {  // n in [2, executors]
+    for (;;) {  // (Random::below's loop)
+      const uint64_t r = rng_.next_u64();
+      const unsigned __int128 low = below_magic_[n] * r;
+      const unsigned __int128 bottom = (static_cast<unsigned __int128>(static_cast<uint64_t>(low)) * n) >> 64;
+      const uint64_t m = static_cast<uint64_t>((bottom + static_cast<unsigned __int128>(static_cast<uint64_t>(low >> 64)) * n) >> 64);
+      if (r - m <= UINT64_MAX - n) return m;
+    }
+  }
   std::vector<int32_t> offer_pos_;    // per executor: its index in the current offers, -1 none
   std::vector<int32_t> cand_;         // offers that can launch at a local level, for the task set in hand
   // per task set: no delay-scheduling rejection since its timer's last reset (TaskSchedulerImpl's
@@ -599,6 +621,8 @@ void Sim::build() {
     pools_ = defaults;
   }
   pool_running_.assign(n_pools, 0);
+  pool_count_.assign(n_pools, 0);
+  pool_next_.assign(n_pools, 0);
   {  // pools tie by name (Schedulable.name), task sets by "TaskSet_<stage>.0"
     std::vector<int32_t> idx(n_pools);
     for (int32_t i = 0; i < n_pools; ++i) idx[i] = i;
@@ -673,6 +697,9 @@ void Sim::build() {
   slot_top_.assign(n_exec_, 0);
   alive_per_host_.assign(host(n_exec_ - 1) + 1, 0);
   offer_pos_.assign(n_exec_, -1);
+  offerable_.assign((n_exec_ + 63) / 64, 0);
+  below_magic_.assign(n_exec_ + 1, 0);
+  for (int32_t n = 2; n <= n_exec_; ++n) below_magic_[n] = ~static_cast<unsigned __int128>(0) / unsigned(n) + 1;
   no_rejects_since_reset_.assign(nj, 1);
   quiet_.assign(nj, Quiet{});
   prefers_.assign(nj, 0);
@@ -971,6 +998,7 @@ int64_t Sim::launch(TaskSet& ts, int64_t t, int32_t e, uint8_t level, bool specu
   att_status_.push_back(kRunning);
   att_spec_.push_back(speculative ? 1 : 0);
   free_[e] -= opt_.task_cpus;
+  update_offerable(e);
   running_[e]++;
   copies_[t]++;
   run_att_[t] = a;
@@ -1041,21 +1069,27 @@ void Sim::sorted_task_sets() {
     order_ = sets;
     return;
   }
+  // the pools with task sets, sorted (names differ: a total order), then the task sets placed
+  // pool by pool, in FIFO order within each (a counting sort), and sorted in FAIR pools
   pool_order_.clear();
-  for (int32_t s : sets) {
-    const int32_t p = ts_[s].pool;
-    if (std::find(pool_order_.begin(), pool_order_.end(), p) == pool_order_.end()) pool_order_.push_back(p);
-  }
+  for (int32_t s : sets)
+    if (pool_count_[ts_[s].pool]++ == 0) pool_order_.push_back(ts_[s].pool);
   std::sort(pool_order_.begin(), pool_order_.end(), [&](int32_t a, int32_t b) {
     return fair_less(pool_running_[a], pools_[a].min_share, pools_[a].weight, pool_name_rank_[a], pool_running_[b],
                      pools_[b].min_share, pools_[b].weight, pool_name_rank_[b]);
   });
+  int32_t at = 0;
   for (int32_t p : pool_order_) {
-    const size_t from = order_.size();
-    for (int32_t s : sets)
-      if (ts_[s].pool == p) order_.push_back(s);
+    pool_next_[p] = at;
+    at += pool_count_[p];
+  }
+  order_.resize(sets.size());
+  for (int32_t s : sets) order_[pool_next_[ts_[s].pool]++] = s;
+  for (int32_t p : pool_order_) {
+    const int32_t end = pool_next_[p], from = end - pool_count_[p];
+    pool_count_[p] = 0;
     if (pools_[p].fair)
-      std::sort(order_.begin() + from, order_.end(), [&](int32_t a, int32_t b) {
+      std::sort(order_.begin() + from, order_.begin() + end, [&](int32_t a, int32_t b) {
         const TaskSet &x = ts_[a], &y = ts_[b];
         return fair_less(x.running, 0, 1.0, x.name_rank, y.running, 0, 1.0, y.name_rank);
       });
@@ -1083,25 +1117,32 @@ bool Sim::can_launch_on(TaskSet& ts, int32_t e) {
 // TaskSchedulerImpl.resourceOffers over every executor with free cores (single_executor < 0:
 // the revive path, isAllFreeResources) or one executor (a task's end).
 void Sim::resource_offers(int32_t single_executor) {
-  offer_exec_.clear();
-  offer_free_.clear();
   int64_t free_total = 0;
   if (single_executor >= 0) {
     if (!alive_[single_executor] || free_[single_executor] < opt_.task_cpus) return;
-    offer_exec_.push_back(single_executor);
-    offer_free_.push_back(free_[single_executor]);
+    offer_exec_.resize(1);
+    offer_free_.resize(1);
+    offer_exec_[0] = single_executor;
+    offer_free_[0] = free_[single_executor];
     free_total = free_[single_executor];
   } else {
-    for (int32_t e = 0; e < n_exec_; ++e)
-      if (alive_[e] && free_[e] >= opt_.task_cpus) {
-        offer_exec_.push_back(e);
-        offer_free_.push_back(free_[e]);
+    // the executors with a free core, in id order (the offerable_ bits), then shuffled
+    offer_exec_.resize(n_exec_);
+    offer_free_.resize(n_exec_);
+    size_t n = 0;
+    for (size_t w = 0; w < offerable_.size(); ++w)
+      for (uint64_t bits = offerable_[w]; bits; bits &= bits - 1) {
+        const int32_t e = static_cast<int32_t>(w * 64 + __builtin_ctzll(bits));
+        offer_exec_[n] = e;
+        offer_free_[n++] = free_[e];
         free_total += free_[e];
       }
-    if (offer_exec_.empty()) return;
+    offer_exec_.resize(n);
+    offer_free_.resize(n);
+    if (n == 0) return;
     if (opt_.shuffle_offers)
-      for (size_t i = offer_exec_.size() - 1; i > 0; --i) {
-        const size_t j = rng_.below(i + 1);
+      for (size_t i = n - 1; i > 0; --i) {
+        const size_t j = below(i + 1);
         std::swap(offer_exec_[i], offer_exec_[j]);
         std::swap(offer_free_[i], offer_free_[j]);
       }
@@ -1394,6 +1435,7 @@ void Sim::finish_attempt(int64_t a, uint8_t status) {
   const int32_t t = att_task_[a];
   TaskSet& ts = ts_[wl_.task_job[t]];
   free_[e] += opt_.task_cpus;
+  update_offerable(e);
   slot_stack_[slot_base_[e] + slot_top_[e]++] = att_slot_[a];
   if (--running_[e] == 0) idle_since_[e] = now_;
   copies_[t]--;
@@ -1584,6 +1626,7 @@ void Sim::lose_executor(int32_t e) {
   alive_[e] = 0;
   --n_alive_;
   free_[e] = 0;
+  update_offerable(e);
   alive_per_host_[host(e)]--;
   alive_per_rack_[cl_.rack[e]]--;
   executors_changed();
@@ -1799,6 +1842,7 @@ void Sim::register_executor(int32_t e) {
   ++n_alive_;
   ++exec_added_;
   free_[e] = cores_[e];
+  update_offerable(e);
   slot_top_[e] = cores_[e];
   for (int32_t k = 0; k < cores_[e]; ++k) slot_stack_[slot_base_[e] + k] = cores_[e] - 1 - k;
   idle_since_[e] = now_;
@@ -1813,6 +1857,7 @@ void Sim::remove_executor(int32_t e) {
   --n_alive_;
   ++exec_removed_;
   free_[e] = 0;
+  update_offerable(e);
   alive_per_host_[host(e)]--;
   alive_per_rack_[cl_.rack[e]]--;
   executors_changed();
