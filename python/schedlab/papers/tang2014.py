@@ -369,7 +369,7 @@ def claim_prescheduling_performance(size="small"):
 
 def claim_pi_pd_alike(size="small"):
     """§IV: PI-DHSA and PD-DHSA perform "fundamentally the same"; value: the largest difference of
-    PD-DHSA's makespan from PI-DHSA's (|PD / PI - 1|, %) over Fig. 9's workloads, per seed."""
+    PD-DHSA's makespan from PI-DHSA's (``abs(PD / PI - 1)``, %) over Fig. 9's workloads, per seed."""
     t = _fig9(size).copy()
     t["diff_%"] = 100 * (t["pd_dhsa"] / t["pi_dhsa"] - 1)
     frame = t[["workload", "seed", "diff_%"]].rename(columns={"workload": "label", "diff_%": "value"})

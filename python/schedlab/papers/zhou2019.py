@@ -743,7 +743,7 @@ def claim_google_scale_order(size="small"):
 # Micro-benchmark 1 (Fig. 5.3) and the macro-benchmark (§5.4.3, Figs. 5.6-5.7)
 def claim_eunomia_micro1_equal_shares(size="small"):
     """Micro-1 (Fig. 5.3): once job 2 arrives (t = 10 s), Eunomia gives jobs 1 and 2 equal progress
-    shares (about 50 % / 50 %); value: |share of job 1 - share of job 2| at t = 25 s (runtime =
+    shares (about 50 % / 50 %); value: ``abs(share of job 1 - share of job 2)`` at t = 25 s (runtime =
     work / P), per seed."""
     from ..core.simulate import simulate
     from ..engines.share import progress_shares
@@ -788,7 +788,7 @@ def macro_runs(size="small") -> dict:
 
 def claim_eunomia_macro_like_baselines(size="small"):
     """Macro (Figs. 5.6-5.7): Eunomia's job delays are "nearly the same" as TSF's and Choosy's;
-    value: the largest |Eunomia's mean completion delay / the baseline's - 1| (%) over TSF and
+    value: the largest ``abs(Eunomia's mean completion delay / the baseline's - 1)`` (%) over TSF and
     Choosy under a common placement (first_fit, fastest), per seed (first 10 % of jobs dropped)."""
     from ..engines.share import delays
     runs = macro_runs(size)
