@@ -224,7 +224,7 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
             busy = float(per_job.sum())
     else:
         work = np.asarray(t["work"], dtype=np.float64)
-        copy = np.zeros(len(work))
+        copy = 0.0
         if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
             # a reduce copies its input at network_bandwidth before it computes
             stage = np.asarray(t["stage"])
@@ -232,13 +232,15 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
                 copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / bandwidth
         with np.errstate(over="ignore", invalid="ignore"):
             total = float(work.sum()) / speed
-            span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed + float(copy.max())
+            span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed + float(np.max(copy))
             # per job: its work over the cluster, or its longest task of each stage (maps, then reduces)
-            job_of = np.repeat(np.arange(len(counts)), counts)
-            stage = np.asarray(t["stage"], dtype=np.int64) if "stage" in t else np.zeros(len(work), dtype=np.int64)
-            longest = stage_max(work / speed + copy, job_of, stage, len(counts))
-            per_job = np.maximum(np.bincount(job_of, work, minlength=len(counts)) / speed / max(slots, 1.0),
-                                 longest.sum(axis=1))
+            stage = np.asarray(t["stage"]) if "stage" in t else np.zeros(len(work), dtype=np.uint8)
+            longest = stage_max(work / speed + copy if engine == "mapreduce" else work / speed, begin, stage)
+            job_work = np.zeros(len(counts))
+            some = counts > 0
+            if some.any():
+                job_work[some] = np.add.reduceat(work, begin[:-1][some])
+            per_job = np.maximum(job_work / speed / max(slots, 1.0), longest.sum(axis=1))
             busy = float(per_job.sum())
     time_limit = _number(options, "time_limit", float("inf"))
     if time_limit > 0:

@@ -116,15 +116,17 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
                 params[k] = v
     report = progress if callable(progress) else (
         _progress.SimulationProgress(config.name) if _progress.enabled(progress) else None)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed),
                         progress=report)
     finally:
         if isinstance(report, _progress.SimulationProgress):
             report.close()
-    wall = time.perf_counter() - t0
-    return Result(raw, cluster, workload, config, int(seed), dict(options), wall)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    res = Result(raw, cluster, workload, config, int(seed), dict(options), wall)
+    res.cpu_seconds = cpu
+    return res
 
 
 def _encode_options(options: dict) -> dict:
@@ -172,6 +174,7 @@ class Result:
         self.seed = seed
         self.options = options
         self.wall_seconds = wall_seconds
+        self.cpu_seconds = None  # CPU time of the process during the engine's run (built-in schedulers)
         self.events = int(raw["events"])
         self.end_time = float(raw["end_time"])
         self.counters = dict(raw["counters"])

@@ -327,7 +327,7 @@ class Workload:
             return np.where(present, np.maximum(blocks.reshape(-1, 2), 0.0), 0.0).sum(axis=1)
         work = np.asarray(t["work"])
         stage = np.asarray(t["stage"])
-        return stage_max(work, np.asarray(t["job"]), stage, len(tb) - 1).sum(axis=1)
+        return stage_max(work, tb, stage).sum(axis=1)
 
     @property
     def tasks(self) -> pd.DataFrame:
@@ -545,15 +545,24 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
     return child, parent
 
 
-def stage_max(values, job, stage, n_jobs):
-    """Per job and stage (0 = map, 1 = reduce): the largest of ``values`` (one per task) and 0, as
-    an (n_jobs, 2) array. One maximum per run of equal (job, stage) -- the tasks' dense order keeps
-    each in one run -- instead of NumPy's unbuffered ``maximum.at`` per task."""
-    out = np.zeros((n_jobs, 2))
-    if len(values):
-        key = np.asarray(job, dtype=np.int64) * 2 + np.minimum(np.asarray(stage, dtype=np.int64), 1)
-        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-        np.maximum.at(out.reshape(-1), key[starts], np.maximum.reduceat(np.asarray(values, dtype=np.float64), starts))
+def stage_max(values, begin, stage):
+    """Per job and stage (0 = map, 1 = reduce): the largest of ``values`` (one per task, in the
+    dense order: grouped by job, maps before reduces; job j's tasks from ``begin[j]`` to
+    ``begin[j + 1]``) and 0, as a (jobs, 2) array. One maximum per run of tasks of one job and
+    stage, instead of NumPy's unbuffered ``maximum.at`` per task."""
+    begin = np.asarray(begin, dtype=np.int64)
+    out = np.zeros((len(begin) - 1, 2))
+    n = len(values)
+    if n:
+        stage = np.asarray(stage)
+        starts = begin[:-1][begin[:-1] < n]
+        if stage.any():  # a job's reduces begin a run of their own
+            starts = np.union1d(starts, np.flatnonzero(stage[1:] != stage[:-1]) + 1)
+        else:
+            starts = np.unique(starts)
+        job = np.searchsorted(begin, starts, side="right") - 1
+        key = job * 2 + np.minimum(stage[starts], 1).astype(np.int64)
+        np.maximum.at(out.reshape(-1), key, np.maximum.reduceat(np.asarray(values, dtype=np.float64), starts))
     return out
 
 
