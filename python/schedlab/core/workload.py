@@ -555,11 +555,9 @@ def stage_max(values, begin, stage):
     n = len(values)
     if n:
         stage = np.asarray(stage)
-        starts = begin[:-1][begin[:-1] < n]
+        starts = begin[:-1][np.diff(begin) > 0]  # the jobs that have tasks, in order
         if stage.any():  # a job's reduces begin a run of their own
             starts = np.union1d(starts, np.flatnonzero(stage[1:] != stage[:-1]) + 1)
-        else:
-            starts = np.unique(starts)
         job = np.searchsorted(begin, starts, side="right") - 1
         key = job * 2 + np.minimum(stage[starts], 1).astype(np.int64)
         np.maximum.at(out.reshape(-1), key, np.maximum.reduceat(np.asarray(values, dtype=np.float64), starts))
