@@ -6,7 +6,8 @@ allocating for minutes until the system kills the process or running for days.
 The limits:
 
 * memory: the memory available to this process now (``MemAvailable`` of ``/proc/meminfo``,
-  lowered by a cgroup limit when one is set), or ``max_memory`` bytes;
+  lowered by a cgroup limit when one is set, and by the environment variable
+  ``SCHEDLAB_MAX_MEMORY`` in bytes when set), or ``max_memory`` bytes;
 * events: ``DEFAULT_MAX_EVENTS`` (about half an hour of simulation at the engines' few million
   events per second), or ``max_events``.
 
@@ -70,8 +71,17 @@ def _limit(value, name, default):
 
 
 def memory_limit(max_memory=None) -> float:
-    """``max_memory`` (bytes) when given, else :func:`available_memory`."""
-    return _limit(max_memory, "max_memory", available_memory())
+    """``max_memory`` (bytes) when given, else the environment variable ``SCHEDLAB_MAX_MEMORY``
+    (bytes) when set and lower, else :func:`available_memory`."""
+    default = available_memory()
+    env = os.environ.get("SCHEDLAB_MAX_MEMORY")
+    if env:
+        try:
+            value = float(env)
+        except ValueError:
+            raise ValueError(f"SCHEDLAB_MAX_MEMORY must be a number of bytes, got {env!r}") from None
+        default = min(default, _limit(value, "SCHEDLAB_MAX_MEMORY", default))
+    return _limit(max_memory, "max_memory", default)
 
 
 def events_limit(max_events=None) -> float:
@@ -89,7 +99,8 @@ def check_memory(estimate: float, what: str, max_memory=None, remedy: str = ""):
     """Raises :class:`ResourceError` when ``estimate`` bytes exceed the memory limit."""
     limit = memory_limit(max_memory)
     if not estimate <= limit:
-        source = "max_memory" if max_memory is not None else "memory available on this machine"
+        source = ("max_memory" if max_memory is not None else "SCHEDLAB_MAX_MEMORY"
+                  if os.environ.get("SCHEDLAB_MAX_MEMORY") and limit < available_memory() else "memory available on this machine")
         raise ResourceError(f"{what} needs about {_bytes(estimate)} of memory, more than the {_bytes(limit)} "
                             f"limit ({source})" + (f"; {remedy}" if remedy else ""))
 

@@ -34,6 +34,15 @@ from conftest import traces_dir
 
 pytestmark = pytest.mark.fuzz
 
+#: the resource guard's memory limit while fuzzing: inputs the guard would let use most of the
+#: machine (a mutated task count of 1e8 is 16 GB of workload) are refused at 1 GiB instead
+FUZZ_MAX_MEMORY = 2**30
+
+
+@pytest.fixture(autouse=True)
+def _fuzz_memory_limit(monkeypatch):
+    monkeypatch.setenv("SCHEDLAB_MAX_MEMORY", str(FUZZ_MAX_MEMORY))
+
 def fuzz(ci_examples):
     """Hypothesis settings of a harness: ``ci_examples`` inputs, derandomized (the same inputs on
     every run, so CI is reproducible), unless SCHEDLAB_FUZZ_EXAMPLES / SCHEDLAB_FUZZ_RANDOM say otherwise."""

@@ -138,3 +138,16 @@ def test_spark_attempts_of_failing_tasks_are_counted():
 def test_python_schedulers_are_guarded_too():
     with pytest.raises(ResourceError, match="heartbeats"):
         sl.simulate(MR, workload(), "mrcp", heartbeat_interval=1e-300)
+
+
+def test_max_memory_from_the_environment(monkeypatch):
+    # SCHEDLAB_MAX_MEMORY lowers the default limit (the fuzz harnesses use it), never raises it
+    monkeypatch.setenv("SCHEDLAB_MAX_MEMORY", "1000")
+    with pytest.raises(ResourceError, match=r"more than the 1000 bytes limit \(SCHEDLAB_MAX_MEMORY\)"):
+        sl.simulate(MR, workload(), "fifo")
+    assert guard.memory_limit(2000) == 2000  # max_memory, when given, decides
+    monkeypatch.setenv("SCHEDLAB_MAX_MEMORY", str(2**80))
+    assert guard.memory_limit() == guard.available_memory()
+    monkeypatch.setenv("SCHEDLAB_MAX_MEMORY", "lots")
+    with pytest.raises(ValueError, match="SCHEDLAB_MAX_MEMORY must be a number of bytes, got 'lots'"):
+        sl.simulate(MR, workload(), "fifo")
