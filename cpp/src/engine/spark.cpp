@@ -515,6 +515,12 @@ class Sim {
   std::vector<int32_t> order_;        // scratch: sorted task sets
   std::vector<int32_t> pool_order_;   // scratch
   std::vector<int32_t> pool_count_, pool_next_;  // scratch, per pool (zero between rounds)
+  struct PoolKey {
+    double ratio;
+    uint8_t needy, nan;
+    int32_t rank;
+  };
+  std::vector<PoolKey> pool_key_;  // scratch, per pool
   std::vector<int32_t> offer_exec_, offer_free_;
   // per executor, a bit: alive with a free core (offered by a round of every executor)
   std::vector<uint64_t> offerable_;
@@ -622,6 +628,7 @@ void Sim::build() {
   }
   pool_running_.assign(n_pools, 0);
   pool_count_.assign(n_pools, 0);
+  pool_key_.assign(n_pools, PoolKey{});
   pool_next_.assign(n_pools, 0);
   {  // pools tie by name (Schedulable.name), task sets by "TaskSet_<stage>.0"
     std::vector<int32_t> idx(n_pools);
@@ -1074,9 +1081,22 @@ void Sim::sorted_task_sets() {
   pool_order_.clear();
   for (int32_t s : sets)
     if (pool_count_[ts_[s].pool]++ == 0) pool_order_.push_back(ts_[s].pool);
+  // fair_less's terms per pool, computed once: (minShare not reached first, then a NaN ratio
+  // last, the ratio, the name)
+  for (int32_t p : pool_order_) {
+    const int32_t r = pool_running_[p], m = pools_[p].min_share;
+    PoolKey& k = pool_key_[p];
+    k.needy = r < m ? 0 : 1;
+    k.ratio = r < m ? r / std::max(double(m), 1.0) : r / pools_[p].weight;
+    k.nan = std::isnan(k.ratio) ? 1 : 0;
+    k.rank = pool_name_rank_[p];
+  }
   std::sort(pool_order_.begin(), pool_order_.end(), [&](int32_t a, int32_t b) {
-    return fair_less(pool_running_[a], pools_[a].min_share, pools_[a].weight, pool_name_rank_[a], pool_running_[b],
-                     pools_[b].min_share, pools_[b].weight, pool_name_rank_[b]);
+    const PoolKey &x = pool_key_[a], &y = pool_key_[b];
+    if (x.needy != y.needy) return x.needy < y.needy;
+    if (x.nan != y.nan) return x.nan < y.nan;
+    if (!x.nan && x.ratio != y.ratio) return x.ratio < y.ratio;
+    return x.rank < y.rank;
   });
   int32_t at = 0;
   for (int32_t p : pool_order_) {
@@ -1150,19 +1170,28 @@ void Sim::resource_offers(int32_t single_executor) {
   if (waiting_.empty() && idle_.empty()) return;
   ++offer_rounds_;
   const bool all_free = single_executor < 0;
+  const bool one = offer_exec_.size() == 1 && opt_.sparse_offers;
+  // quiet: every pass would find nothing, and the ANY pass reject (tasks wait)
+  auto quiet = [&](int32_t s) {
+    const Quiet& q = quiet_[s];
+    return q.ok && prefers_[s] != round_ && !(now_ - q.reset >= q.wait);  // (allowed_level's comparison)
+  };
+  if (one) {
+    mark_preferring(offer_exec_[0]);
+    if (idle_.empty() && std::all_of(waiting_.begin(), waiting_.end(), quiet)) {
+      // every task set in the order is quiet: their rejections, in no particular order
+      if (!opt_.legacy_locality_reset)
+        for (int32_t s : waiting_) no_rejects_since_reset_[s] = 0;
+      return;
+    }
+  }
   for (size_t i = 0; i < offer_exec_.size(); ++i) offer_pos_[offer_exec_[i]] = static_cast<int32_t>(i);
   sorted_task_sets();
-  const bool one = offer_exec_.size() == 1 && opt_.sparse_offers;
-  if (one) mark_preferring(offer_exec_[0]);
   for (int32_t s : order_) {
     if (free_total < opt_.task_cpus) break;  // nothing left to offer: the rest would see no offer
-    if (one) {
-      const Quiet& q = quiet_[s];
-      if (q.ok && prefers_[s] != round_ && !(now_ - q.reset >= q.wait)) {  // (allowed_level's comparison)
-        // quiet: every pass finds nothing, and the ANY pass rejects (tasks wait)
-        if (!opt_.legacy_locality_reset) no_rejects_since_reset_[s] = 0;
-        continue;
-      }
+    if (one && quiet(s)) {
+      if (!opt_.legacy_locality_reset) no_rejects_since_reset_[s] = 0;
+      continue;
     }
     offer_task_set(ts_[s], all_free, free_total);
     certify(s);
