@@ -318,6 +318,7 @@ struct TaskSet {
   int64_t all_cur = 0;
   int32_t exec_b = 0, exec_e = 0, host_b = 0, host_e = 0, rack_b = 0, rack_e = 0;  // into lists_
   int64_t nopref_b = 0, nopref_e = 0, nopref_cur = 0;                               // into flat_
+  int32_t live_b = 0, live_e = 0;  // into Sim::live_: its executor lists not yet exhausted
   uint64_t bloom[3][4] = {};  // keys (mod 256) of the executor, host and rack lists: most misses need no search
   std::vector<int32_t> spec;                   // speculatable tasks without a copy yet
   std::vector<int32_t> retry;                  // failed tasks back in the pending lists (taken first: Spark's lists are stacks)
@@ -466,6 +467,11 @@ class Sim {
   int64_t unfinished_ = 0;
   std::vector<List> lists_;
   std::vector<int32_t> flat_;  // task ids (global)
+  std::vector<int32_t> live_;  // per task set, the indexes of its executor lists with tasks left (pruned when met)
+  void reset_live(TaskSet& ts) {
+    ts.live_e = ts.live_b + (ts.exec_e - ts.exec_b);
+    for (int32_t k = ts.exec_b; k < ts.exec_e; ++k) live_[ts.live_b + (k - ts.exec_b)] = k;
+  }
   std::vector<uint8_t> task_prefs_;  // per task: bit 0 executor, 1 host, 2 no preference, 3 rack
 
   // tasks
@@ -761,6 +767,9 @@ void Sim::build_lists(int32_t s) {
     le = static_cast<int32_t>(lists_.size());
   };
   emit(ex, ts.exec_b, ts.exec_e);
+  ts.live_b = static_cast<int32_t>(live_.size());
+  live_.resize(live_.size() + (ts.exec_e - ts.exec_b));
+  reset_live(ts);
   emit(ho, ts.host_b, ts.host_e);
   emit(ra, ts.rack_b, ts.rack_e);
   const int32_t bounds[3][2] = {{ts.exec_b, ts.exec_e}, {ts.host_b, ts.host_e}, {ts.rack_b, ts.rack_e}};
@@ -1329,9 +1338,15 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
 
 void Sim::build_candidates(TaskSet& ts) {
   cand_.clear();
-  for (int32_t k = ts.exec_b; k < ts.exec_e; ++k) {
+  for (int32_t i = ts.live_b; i < ts.live_e;) {  // (cand_ is sorted below: the order does not matter)
+    const int32_t k = live_[i];
+    if (take(lists_[k]) < 0) {  // exhausted: a list refills only when its stage is submitted again
+      live_[i] = live_[--ts.live_e];
+      continue;
+    }
     const int32_t pos = offer_pos_[lists_[k].key];
-    if (pos >= 0 && take(lists_[k]) >= 0) cand_.push_back(pos);
+    if (pos >= 0) cand_.push_back(pos);
+    ++i;
   }
   // one executor a host and executor preferences: the host lists hold what the executor lists do
   const bool host_lists = opt_.executors_per_host > 1 || opt_.host_preferences;
@@ -1428,6 +1443,7 @@ void Sim::submit_stage(int32_t s) {
       }
     ts.retry.clear();
     for (int32_t i = ts.exec_b; i < ts.exec_e; ++i) lists_[i].cur = lists_[i].begin;
+    reset_live(ts);
     for (int32_t i = ts.host_b; i < ts.host_e; ++i) lists_[i].cur = lists_[i].begin;
     for (int32_t i = ts.rack_b; i < ts.rack_e; ++i) lists_[i].cur = lists_[i].begin;
     ts.nopref_cur = ts.nopref_b;
