@@ -579,8 +579,10 @@ class Sim {
   std::vector<uint64_t> prefers_;  // per task set: the offer round in which the offered executor or its host is preferred
   uint64_t round_ = 0;
   void mark_preferring(int32_t e);
-  bool cand_ready_ = false;
-  void build_candidates(TaskSet& ts);
+  bool cand_ready_ = false, cand_racks_ = false;
+  std::vector<uint64_t> rack_mark_;  // per rack: the candidate building that found a task preferring it
+  uint64_t rack_round_ = 0;
+  void build_candidates(TaskSet& ts, bool racks);
 
   // timers
   bool revive_armed_ = false, spec_armed_ = false, alloc_armed_ = false;
@@ -719,6 +721,7 @@ void Sim::build() {
   by_exec_.assign(n_exec_, {});
   by_host_.assign(host(n_exec_ - 1) + 1, {});
   alive_per_rack_.assign(std::max(cl_.n_racks, 1), 0);
+  rack_mark_.assign(std::max(cl_.n_racks, 1), 0);
   max_exec_ = std::min(opt_.max_executors, n_exec_);
   exec_series_ = TimeSeries::with_columns({"time", "executors", "target"});
   att_task_.reserve(nt); att_node_.reserve(nt); att_slot_.reserve(nt);
@@ -1299,14 +1302,23 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
                      int64_t& free_total) {
   uint8_t allowed = max_level;
   if (max_level != kNoPref) allowed = std::min(allowed_level(ts), max_level);
-  if (!opt_.sparse_offers || allowed >= kNoPref || !ts.retry.empty() || offer_exec_.size() < 8) {
+  // RACK_LOCAL admits the tasks without preference (NO_PREF is a lower level): a pass at it
+  // visits the offers on racks its tasks prefer when there are none
+  bool rack_pass = allowed == kRackLocal && racks_ && ts.pend[2] == 0;
+  if (rack_pass && !ts.spec.empty()) {
+    if (!wl_.has_replicas()) rack_pass = false;
+    else
+      for (int32_t t : ts.spec) rack_pass &= wl_.replica_begin[t] < wl_.replica_begin[t + 1];
+  }
+  if (!opt_.sparse_offers || (allowed >= kNoPref && !rack_pass) || !ts.retry.empty() || offer_exec_.size() < 8) {
     dense_pass(ts, max_level, 0, launched, no_rejects, global_min, free_total);
     return;
   }
   // the candidates serve every pass of this task set in this round: offers a waiting task or a
-  // speculatable one prefers by executor or host (a superset for a PROCESS_LOCAL pass: an extra
-  // offer visited finds nothing, as it would in Spark's pass over every offer)
-  if (!cand_ready_) build_candidates(ts);
+  // speculatable one prefers by executor or host, or rack once RACK_LOCAL is allowed (a superset
+  // for a more local pass: an extra offer visited finds nothing, as it would in Spark's pass over
+  // every offer)
+  if (!cand_ready_ || (rack_pass && !cand_racks_)) build_candidates(ts, rack_pass);
   // rejections of the offers not visited in [from, to): one with free cores while tasks wait
   auto skipped = [&](size_t from, size_t to) {
     if (max_level != kAny || !no_rejects || (ts.unlaunched == 0 && ts.spec.empty())) return;
@@ -1336,7 +1348,7 @@ void Sim::offer_pass(TaskSet& ts, uint8_t max_level, bool& launched, bool& no_re
   skipped(next, offer_exec_.size());
 }
 
-void Sim::build_candidates(TaskSet& ts) {
+void Sim::build_candidates(TaskSet& ts, bool racks) {
   cand_.clear();
   for (int32_t i = ts.live_b; i < ts.live_e;) {  // (cand_ is sorted below: the order does not matter)
     const int32_t k = live_[i];
@@ -1369,9 +1381,19 @@ void Sim::build_candidates(TaskSet& ts) {
         for (int32_t e = e0; e < e1; ++e)
           if (offer_pos_[e] >= 0) cand_.push_back(offer_pos_[e]);
       }
+  if (racks) {  // the offers on a rack some waiting or speculatable task prefers
+    ++rack_round_;
+    for (int32_t k = ts.rack_b; k < ts.rack_e; ++k)
+      if (take(lists_[k]) >= 0) rack_mark_[lists_[k].key] = rack_round_;
+    for (int32_t t : ts.spec)
+      for (int64_t k = wl_.replica_begin[t]; k < wl_.replica_begin[t + 1]; ++k) rack_mark_[cl_.rack[wl_.replica_node[k]]] = rack_round_;
+    for (size_t i = 0; i < offer_exec_.size(); ++i)
+      if (rack_mark_[cl_.rack[offer_exec_[i]]] == rack_round_) cand_.push_back(static_cast<int32_t>(i));
+  }
   std::sort(cand_.begin(), cand_.end());
   cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
   cand_ready_ = true;
+  cand_racks_ = racks;
 }
 
 void Sim::dense_pass(TaskSet& ts, uint8_t max_level, size_t from, bool& launched, bool& no_rejects, uint8_t& global_min,
