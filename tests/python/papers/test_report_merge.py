@@ -42,7 +42,7 @@ def test_a_one_paper_rerun_keeps_the_other_papers(tmp_path):
     (tmp_path / "figures" / "lim2015_stale.png").write_bytes(b"")    # a figure of a claim since removed
 
     rerun = _outcomes("lim2015", -5.0)                                   # lim2015's verdict flips
-    assert {o.verdict for o in rerun} != {o.verdict for o in _outcomes("lim2015", 5.0)}
+    assert [o.verdict for o in rerun] != [o.verdict for o in _outcomes("lim2015", 5.0)]
     report.write(rerun, tmp_path, "full", 30.0, "schedlab reproduce lim2015 --size full --out x")
     md, html = (tmp_path / "README.md").read_text(), (tmp_path / "index.html").read_text()
 
