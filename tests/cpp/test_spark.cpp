@@ -671,6 +671,13 @@ TEST(SparkStandalone, WorkerLossAndDeterminism) {
     EXPECT_DOUBLE_EQ(r.job_finish[2], 20);
     EXPECT_EQ(r.att_node.back(), 0);
   }
+  // executors take 2 s to start; worker 0 is lost at 1 s while application 0's executor starts
+  // and is back at 1.5 s: the executor launched then registers at 3.5 s (not at 2 s, when the
+  // lost one would have): map [3.5, 5.5], reduce [5.5, 10.5]
+  SimResult r = run(c, w, "spark_fifo", nums({{"cores_max", 1}, {"executor_start_time", 2}}, {{"faults", "crash:0:1:0.5"}}), p);
+  EXPECT_DOUBLE_EQ(r.job_start[0], 3.5);
+  EXPECT_DOUBLE_EQ(r.job_finish[1], 10.5);
+  EXPECT_DOUBLE_EQ(r.job_start[2], 2);
   // seeded and deterministic
   Workload many = stages({{0, 0, 0, std::vector<double>(30, 1.5), {}, {}}, {0.5, 1, 1, std::vector<double>(20, 2), {}, {0}},
                           {1, 2, 0, std::vector<double>(25, 1), {}, {}}, {2, 3, 1, std::vector<double>(10, 3), {}, {}}});

@@ -1832,7 +1832,7 @@ void Sim::grant(int32_t e, int32_t cores, double at) {
   ++incarnation_[e];
   starting_[e] = 1;
   ++n_starting_;
-  q_.push(at + opt_.executor_start_time, kExecRegister, static_cast<uint32_t>(e));
+  q_.push(at + opt_.executor_start_time, kExecRegister, static_cast<uint32_t>(e), incarnation_[e]);
 }
 
 // Standalone: executor e's worker is lost (ExecutorProcessLost with the worker's host): its map
@@ -2073,7 +2073,10 @@ bool Sim::step() {
     case kRevive: revive_tick(); break;
     case kSpecTick: speculation_tick(); break;
     case kAllocTick: allocation_tick(); break;
-    case kExecRegister: register_executor(static_cast<int32_t>(ev.a)); break;
+    case kExecRegister:
+      // (standalone: a launch whose worker was lost before it registered is superseded by the next one)
+      if (!cm_ || ev.b == incarnation_[ev.a]) register_executor(static_cast<int32_t>(ev.a));
+      break;
     case kExecLost: lose_executor(static_cast<int32_t>(ev.a)); break;
     case kExecRestart: restart_executor(static_cast<int32_t>(ev.a)); break;
   }
