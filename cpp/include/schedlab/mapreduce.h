@@ -267,6 +267,7 @@ class Sim {
   const Attempt& attempt(int64_t a) const { return attempts_[a]; }
   // A reduce attempt's end of copy (shuffle) phase, NaN until known and for maps.
   double copy_end(int64_t a) const {
+    if (dense_copy_end_) return reduce_copy_end_[size_t(a)];
     return attempts_[size_t(a)].stage == kReduce ? reduce_copy_end_[reduce_index(a)] : std::numeric_limits<double>::quiet_NaN();
   }
   int64_t n_attempts() const { return static_cast<int64_t>(attempts_.size()); }
@@ -492,11 +493,15 @@ class Sim {
   std::vector<int32_t> task_running_attempts_;
   std::vector<Attempt> attempts_;
   // Apart from the records: the reduce attempts' copy ends (see copy_end()), in launch order with
-  // their attempt ids (maps have none: NaN), and two per-attempt columns only the results read (a
-  // speculative attempt's original node, else -1; the node's speed at launch).
+  // their attempt ids (maps have none: NaN), found by binary search; or, where copy ends are read
+  // often (a speculator or faults: progress and re-timing), one per attempt (dense_copy_end_).
+  // And two per-attempt columns only the results read (a speculative attempt's original node, else
+  // -1; the node's speed at launch).
   std::vector<int32_t> reduce_attempts_;
   std::vector<double> reduce_copy_end_;
+  bool dense_copy_end_ = false;  // set by start()
   size_t reduce_index(int64_t a) const {  // (a: a reduce attempt)
+    if (dense_copy_end_) return size_t(a);
     return size_t(std::lower_bound(reduce_attempts_.begin(), reduce_attempts_.end(), int32_t(a)) - reduce_attempts_.begin());
   }
   double& copy_end_of(int64_t a) { return reduce_copy_end_[reduce_index(a)]; }  // (a: a reduce attempt)

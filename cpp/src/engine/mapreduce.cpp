@@ -695,7 +695,9 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     waits_for_maps = true;
   }
   attempts_.push_back(at);
-  if (stage == kReduce) {
+  if (dense_copy_end_) {
+    reduce_copy_end_.push_back(copy_end);
+  } else if (stage == kReduce) {
     reduce_attempts_.push_back(static_cast<int32_t>(a));
     reduce_copy_end_.push_back(copy_end);
   }
@@ -1232,6 +1234,8 @@ void Sim::sample() {
 void Sim::start() {
   if (started_) throw std::invalid_argument("simulation already started");
   started_ = true;
+  dense_copy_end_ = spec_ != nullptr || !faults_.empty();
+  if (dense_copy_end_) reserve_huge(reduce_copy_end_, wl_.n_tasks());
   sched_.init(*this);
   if (spec_) spec_->init(*this);
   for (size_t i = 0; i < faults_.size(); ++i) {
@@ -1499,9 +1503,13 @@ SimResult Sim::collect(bool last) {
   }
   if (last) std::vector<Attempt>().swap(attempts_);
   auto& copy_end = r.att_extra["copy_end"];
-  reserve_huge(copy_end, na);
-  copy_end.assign(na, kNaN);
-  for (size_t i = 0; i < reduce_attempts_.size(); ++i) copy_end[size_t(reduce_attempts_[i])] = reduce_copy_end_[i];
+  if (dense_copy_end_) {
+    copy_end = std::move(reduce_copy_end_);
+  } else {
+    reserve_huge(copy_end, na);
+    copy_end.assign(na, kNaN);
+    for (size_t i = 0; i < reduce_attempts_.size(); ++i) copy_end[size_t(reduce_attempts_[i])] = reduce_copy_end_[i];
+  }
   r.att_extra["orig_node"] = std::move(attempt_orig_node_);
   r.att_extra["speed_at_start"] = std::move(attempt_speed_at_start_);
   for (const auto& [name, value] : counters_) r.counters[name] = value;
