@@ -69,6 +69,9 @@ const std::vector<ParamSpec>& Options::specs() {
 Options Options::from(const Params& p) {
   Options o;
   o.heartbeat_interval = p.number("heartbeat_interval");
+  if (o.heartbeat_interval < 0 && o.heartbeat_interval != -1)
+    throw std::invalid_argument("simulate option 'heartbeat_interval' = " + std::to_string(o.heartbeat_interval) +
+                                " must be -1 (Hadoop 1's default) or a positive number of seconds");
   o.out_of_band_heartbeat = p.boolean("out_of_band_heartbeat");
   o.slowstart = p.number("slowstart");
   o.rack_local_factor = p.number("rack_local_factor");

@@ -110,3 +110,13 @@ def test_values_that_ran_away_are_refused_by_the_range(name, param, value):
     # probe_ratio 1e6 on 10 workers: bad_alloc after 3 s
     with pytest.raises(ValueError, match=rf"^{name}: parameter '{param}' = .* is outside \["):
         sl.schedulers.get(name, **{param: value})
+
+
+@pytest.mark.parametrize("value", [-0.5, -1e-9, -0.999])
+def test_heartbeat_interval_between_the_default_and_zero_is_refused(value):
+    # -1 is Hadoop 1's default; other negative values were silently taken as it
+    cluster, wl = ENGINE["mapreduce"], _workload("mapreduce")
+    with pytest.raises(ValueError, match=r"simulate option 'heartbeat_interval' = -0\.\d+ must be -1 \(Hadoop 1's "
+                                         r"default\) or a positive number of seconds"):
+        sl.simulate(cluster, wl, "fifo", heartbeat_interval=value)
+    assert sl.simulate(cluster, wl, "fifo", heartbeat_interval=-1).counters["heartbeat_interval"] == 1.0
