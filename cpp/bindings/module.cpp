@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "common.h"
@@ -37,28 +38,33 @@ py::array_t<T> view(const std::vector<T>& v, py::handle self) {
   return a;
 }
 
+// A column of `d` as a one-dimensional array of T (nothing when it is absent and not required).
 template <class T>
-std::vector<T> column(const py::dict& d, const char* name, bool required = false) {
+std::optional<py::array_t<T, py::array::c_style | py::array::forcecast>> column_array(const py::dict& d,
+                                                                                      const char* name, bool required) {
   if (!d.contains(name)) {
     if (required) throw std::invalid_argument(std::string("missing column '") + name + "'");
-    return {};
+    return std::nullopt;
   }
   auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(d[name]);
   if (!a) throw std::invalid_argument(std::string("column '") + name + "' cannot be read as numbers");
   if (a.ndim() != 1) throw std::invalid_argument(std::string("column '") + name + "' must be one-dimensional");
-  return std::vector<T>(a.data(), a.data() + a.size());
+  return a;
+}
+
+template <class T>
+std::vector<T> column(const py::dict& d, const char* name, bool required = false) {
+  const auto a = column_array<T>(d, name, required);
+  if (!a) return {};
+  return std::vector<T>(a->data(), a->data() + a->size());
 }
 
 // A per-task column from a NumPy array: one value per (job, stage) when the values allow, without
 // a copy per task (w's task_job and task_stage read first); else a copy of the array.
 void read_task_column(const py::dict& d, const char* name, Workload& w, TaskColumn& c, bool required = false) {
-  if (!d.contains(name)) {
-    if (required) throw std::invalid_argument(std::string("missing column '") + name + "'");
-    return;
-  }
-  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(d[name]);
-  if (!a) throw std::invalid_argument(std::string("column '") + name + "' cannot be read as numbers");
-  if (a.ndim() != 1) throw std::invalid_argument(std::string("column '") + name + "' must be one-dimensional");
+  const auto col = column_array<double>(d, name, required);
+  if (!col) return;
+  const auto& a = *col;
   const size_t n = size_t(a.size());
   if (n == w.task_job.size() && n == w.task_stage.size() &&
       c.compact(w.task_job.data(), w.task_stage.data(), n, w.submit_time.size(), a.data()))
@@ -91,23 +97,16 @@ struct TaskColumns {
     if (arrays.contains(name)) return arrays[py::str(name)];
     const Workload& w = owner.cast<const Workload&>();
     py::object a;
-    auto column = [&](const TaskColumn& c) -> py::object {
-      if (!c.per_block()) return view(c.values(), owner);
-      py::array_t<double> out = to_numpy(c.to_vector());
-      py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-      return out;
-    };
     if (name == "job") a = view(w.task_job, owner);
     else if (name == "stage") a = view(w.task_stage, owner);
-    else if (name == "work") a = column(w.work);
-    else if (name == "estimate") a = column(w.estimate);
-    else if (name == "input_bytes") a = column(w.input_bytes);
-    else if (name == "output_bytes") a = column(w.output_bytes);
-    else if (name == "vcores") a = column(w.vcores);
-    else if (name == "memory") a = column(w.memory);
     else if (name == "replica_begin") a = view(w.replica_begin, owner);
     else if (name == "replica_node") a = view(w.replica_node, owner);
-    else throw py::key_error(name);
+    else if (const TaskColumn& c = column(name); !c.per_block()) a = view(c.values(), owner);  // key_error if unknown
+    else {
+      py::array_t<double> out = to_numpy(c.to_vector());
+      py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      a = out;
+    }
     arrays[py::str(name)] = a;
     return a;
   }

@@ -219,44 +219,38 @@ std::vector<PoolSpec> parse_pools(const std::string& text, int32_t n_pools) {
   return pools;
 }
 
-std::vector<int64_t> parse_stage_ids(const std::string& text, size_t n_jobs) {
-  std::vector<int64_t> ids;
-  if (trim(text).empty()) return ids;
+// One whole number per workload job, comma-separated, each in [0, max]; `what` says what an entry
+// is in the error, `nouns` what the entries are called (stage_ids and applications).
+std::vector<int64_t> parse_per_job_numbers(const std::string& text, size_t n_jobs, const char* name, long long max,
+                                           const char* what, const char* nouns) {
+  std::vector<int64_t> out;
+  if (trim(text).empty()) return out;
   std::istringstream in(text);
   std::string tok;
   while (std::getline(in, tok, ',')) {
     tok = trim(tok);
     char* end = nullptr;
     const long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (tok.empty() || *end != '\0' || v < 0)
-      throw std::invalid_argument("parameter 'stage_ids': entry " + std::to_string(ids.size()) + " ('" + tok +
-                                  "') is not a whole number >= 0");
-    ids.push_back(v);
+    if (tok.empty() || *end != '\0' || v < 0 || v > max)
+      throw std::invalid_argument(std::string("parameter '") + name + "': entry " + std::to_string(out.size()) +
+                                  " ('" + tok + "') is not " + what);
+    out.push_back(v);
   }
-  if (ids.size() != n_jobs)
-    throw std::invalid_argument("parameter 'stage_ids': " + std::to_string(ids.size()) + " ids for " +
-                                std::to_string(n_jobs) + " workload jobs (one per job, in job order)");
-  return ids;
+  if (out.size() != n_jobs)
+    throw std::invalid_argument(std::string("parameter '") + name + "': " + std::to_string(out.size()) + " " + nouns +
+                                " for " + std::to_string(n_jobs) + " workload jobs (one per job, in job order)");
+  return out;
+}
+
+std::vector<int64_t> parse_stage_ids(const std::string& text, size_t n_jobs) {
+  return parse_per_job_numbers(text, n_jobs, "stage_ids", std::numeric_limits<long long>::max(),
+                               "a whole number >= 0", "ids");
 }
 
 std::vector<int32_t> parse_applications(const std::string& text, size_t n_jobs) {
-  std::vector<int32_t> codes;
-  if (trim(text).empty()) return codes;
-  std::istringstream in(text);
-  std::string tok;
-  while (std::getline(in, tok, ',')) {
-    tok = trim(tok);
-    char* end = nullptr;
-    const long v = std::strtol(tok.c_str(), &end, 10);
-    if (tok.empty() || *end != '\0' || v < 0 || v > (1L << 20))
-      throw std::invalid_argument("parameter 'applications': entry " + std::to_string(codes.size()) + " ('" + tok +
-                                  "') is not an application code (a whole number 0 .. 2^20)");
-    codes.push_back(static_cast<int32_t>(v));
-  }
-  if (codes.size() != n_jobs)
-    throw std::invalid_argument("parameter 'applications': " + std::to_string(codes.size()) + " codes for " +
-                                std::to_string(n_jobs) + " workload jobs (one per job, in job order)");
-  return codes;
+  const std::vector<int64_t> v = parse_per_job_numbers(text, n_jobs, "applications", 1LL << 20,
+                                                       "an application code (a whole number 0 .. 2^20)", "codes");
+  return std::vector<int32_t>(v.begin(), v.end());
 }
 
 std::vector<AppSpec> parse_application_settings(const std::string& text) {

@@ -89,7 +89,6 @@ void Workload::finalize() {
     for (size_t j = 0; j < nj; ++j) dag[j] = static_cast<int32_t>(j);
   }
   fill(task_stage, nt, kMap);
-  bind();
   // columns of one value per (job, stage) are kept so (the defaults too)
   const bool blocks_ok = task_job.size() == nt && task_stage.size() == nt;
   for (TaskColumn* c : {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory})

@@ -215,6 +215,9 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     begin = np.asarray(j["task_begin"], dtype=np.int64)
     counts = np.diff(begin)
     work_blocks, input_blocks = t.blocks("work"), t.blocks("input_bytes")
+    # per job: its work (job_work) and its longest task of each stage, maps then reduces (longest);
+    # over all tasks: the longest work and the longest copy (a reduce copies its input at
+    # network_bandwidth before it computes)
     if work_blocks is not None and input_blocks is not None:
         # columns held one value per (job, stage): the same figures from those values and the
         # stages' task counts, without an array per task
@@ -224,35 +227,30 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
         present = per_stage > 0
         with np.errstate(over="ignore", invalid="ignore"):
             copy_b = np.zeros_like(work_b)
-            if engine == "mapreduce":  # a reduce copies its input at network_bandwidth before it computes
+            if engine == "mapreduce":
                 copy_b[:, 1] = input_blocks.reshape(-1, 2)[:, 1] / bandwidth
             job_work = (work_b * per_stage).sum(axis=1)
             total = float(job_work.sum()) / speed
-            span = (float(submit.max()) + total / max(slots, 1.0) + float(work_b[present].max()) / speed
-                    + max(float(copy_b[present].max()), 0.0))
+            longest_work, longest_copy = float(work_b[present].max()) / speed, max(float(copy_b[present].max()), 0.0)
             longest = np.where(present, np.maximum(work_b / speed + copy_b, 0.0), 0.0)
-            per_job = np.maximum(job_work / speed / max(slots, 1.0), longest.sum(axis=1))
-            busy = float(per_job.sum())
     else:
         work = np.asarray(t["work"], dtype=np.float64)
+        stage = np.asarray(t["stage"])
         copy = 0.0
-        if engine == "mapreduce" and "input_bytes" in t and len(t["input_bytes"]):
-            # a reduce copies its input at network_bandwidth before it computes
-            stage = np.asarray(t["stage"])
-            with np.errstate(over="ignore", invalid="ignore"):
-                copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / bandwidth
         with np.errstate(over="ignore", invalid="ignore"):
+            if engine == "mapreduce" and len(t["input_bytes"]):
+                copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / bandwidth
             total = float(work.sum()) / speed
-            span = float(submit.max()) + total / max(slots, 1.0) + float(work.max()) / speed + float(np.max(copy))
-            # per job: its work over the cluster, or its longest task of each stage (maps, then reduces)
-            stage = np.asarray(t["stage"]) if "stage" in t else np.zeros(len(work), dtype=np.uint8)
-            longest = stage_max(work / speed + copy if engine == "mapreduce" else work / speed, begin, stage)
+            longest_work, longest_copy = float(work.max()) / speed, float(np.max(copy))
+            longest = stage_max(work / speed + copy, begin, stage)
             job_work = np.zeros(len(counts))
             some = counts > 0
             if some.any():
                 job_work[some] = np.add.reduceat(work, begin[:-1][some])
-            per_job = np.maximum(job_work / speed / max(slots, 1.0), longest.sum(axis=1))
-            busy = float(per_job.sum())
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = float(submit.max()) + total / max(slots, 1.0) + longest_work + longest_copy
+        per_job = np.maximum(job_work / speed / max(slots, 1.0), longest.sum(axis=1))
+        busy = float(per_job.sum())
     time_limit = _number(options, "time_limit", float("inf"))
     if time_limit > 0:
         span = min(span, time_limit)
