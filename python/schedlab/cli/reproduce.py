@@ -17,9 +17,12 @@ def cmd_reproduce(args) -> int:
                + (" --fresh" if args.fresh else ""))
     outcomes = report.reproduce(papers, args.size, args.out, progress=not args.quiet, command=" ".join(command.split()),
                                 merge=not args.fresh)
+    # columns as wide as the longest paper name and claim id, so verdicts line up
+    wp = max((len(o.claim.paper) for o in outcomes), default=0)
+    wi = max((len(o.claim.id) for o in outcomes), default=0)
     for o in outcomes:
         mark = "" if getattr(o, "as_recorded", True) else "   (recorded: " + o.claim.recorded(args.size) + ")"
-        print(f"{o.claim.paper:9s} {o.claim.id:28s} {o.verdict}{mark}")
+        print(f"{o.claim.paper:{wp}s}  {o.claim.id:{wi}s}  {o.verdict}{mark}")
     print(f"report: {args.out}/README.md and {args.out}/index.html", file=sys.stderr)
     return 0
 
