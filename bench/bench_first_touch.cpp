@@ -1,7 +1,7 @@
 // What fresh memory costs on this machine: the CPU time to write one byte per 4 KB page of a
 // newly allocated buffer (so the kernel must supply and zero every page), first in a process
 // and then again after the buffer was freed, with and without the transparent-huge-page advice
-// the engine gives its large arrays (schedlab/huge_pages.h).
+// the engine once gave its large arrays (schedlab/huge_pages.h).
 //
 //   build/ctest/bench_first_touch [megabytes=160] [repeats=5]
 #include <cstdio>

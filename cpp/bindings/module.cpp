@@ -61,7 +61,20 @@ std::vector<T> column(const py::dict& d, const char* name, bool required = false
 
 // A per-task column from a NumPy array: one value per (job, stage) when the values allow, without
 // a copy per task (w's task_job and task_stage read first); else a copy of the array.
+// A two-dimensional array of shape (jobs, 2) is one value per (job, stage): row j holds job j's
+// maps' value and its reduces' value.
 void read_task_column(const py::dict& d, const char* name, Workload& w, TaskColumn& c, bool required = false) {
+  if (d.contains(name)) {
+    const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(d[name]);
+    if (a && a.ndim() == 2) {
+      const size_t nj = w.submit_time.size();
+      if (size_t(a.shape(0)) != nj || a.shape(1) != 2)
+        throw std::invalid_argument(std::string("column '") + name + "' given per job and stage must have shape (" +
+                                    std::to_string(nj) + ", 2)");
+      c.set_blocks(std::vector<double>(a.data(), a.data() + 2 * nj), w.task_job.size());
+      return;
+    }
+  }
   const auto col = column_array<double>(d, name, required);
   if (!col) return;
   const auto& a = *col;

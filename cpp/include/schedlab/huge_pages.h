@@ -1,6 +1,9 @@
-// Large arrays filled front to back (per task, per attempt, result columns): backed by huge
-// pages where the kernel offers them (Linux transparent huge pages in "madvise" mode), the
-// first write into them takes one page fault per 2 MB instead of one per 4 KB.
+// Page advice for large arrays. The engine does not advise its arrays for transparent huge pages:
+// on the project machine (a virtual machine whose host takes back free guest memory in 8 MB
+// blocks) a fresh 2 MB page is mostly memory the host must supply again, and writing a new array
+// cost several times more CPU with the advice than in 4 KB pages (bench/bench_first_touch.cpp
+// measures both; docs/performance.md). release_memory gives a converted array's pages back while
+// its data moves elsewhere.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -36,24 +39,6 @@ inline void release_memory(const void* data, size_t bytes) {
   (void)data;
   (void)bytes;
 #endif
-}
-
-// v.reserve(n), the new buffer advised for huge pages before anything is written to it.
-template <class T>
-void reserve_huge(std::vector<T>& v, size_t n) {
-  if (v.capacity() >= n) return;
-  v.reserve(n);
-  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
-}
-
-// v.assign(n, value) into a buffer advised for huge pages.
-template <class T>
-void assign_huge(std::vector<T>& v, size_t n, const T& value = T()) {
-  if (v.capacity() < n) {
-    std::vector<T>().swap(v);
-    reserve_huge(v, n);
-  }
-  v.assign(n, value);
 }
 
 }  // namespace schedlab

@@ -360,8 +360,8 @@ class Sim {
   // Whether `task` could start on `node` in a slot of `slot_type` now (slot model aware).
   bool fits(int32_t task, int32_t node, int slot_type) const;
   // Attempts of a task, newest first: for (a = last_attempt(t); a >= 0; a = attempt(a).prev_same_task)
-  int64_t last_attempt(int32_t task) const { return task_last_attempt_[task]; }
-  int32_t running_attempts(int32_t task) const { return task_running_attempts_[task]; }
+  int64_t last_attempt(int32_t task) const { return task_rt_[task].last_attempt; }
+  int32_t running_attempts(int32_t task) const { return task_rt_[task].running; }
 
   // ---- finding pending tasks of a job (Hadoop's per-job task caches) ----
   // A pending map of `job` whose input is on `node` (kNodeLocal), on its rack (kRackLocal) or
@@ -477,7 +477,7 @@ class Sim {
   };
   RepRange rep_range(int64_t t) const {
     if (wl_rep_begin_) return {wl_rep_begin_[t], wl_rep_begin_[t + 1]};
-    const int32_t j = wl_.task_job[size_t(t)];
+    const int32_t j = task_rt_[size_t(t)].job;
     const int64_t k = t - wl_.task_begin[size_t(j)], m = wl_.n_maps[size_t(j)];
     const int64_t lo = rep_per_map_ * (map_base_[size_t(j)] + std::min(k, m));
     return {lo, k < m ? lo + rep_per_map_ : lo};
@@ -489,8 +489,20 @@ class Sim {
   int64_t rep_per_map_ = 0;
 
   std::vector<JobState> jobs_;
-  std::vector<uint8_t> task_state_;
-  std::vector<int32_t> task_running_attempts_;
+  // Per task: its state (one byte: the finders skip over launched tasks in a job's range), and
+  // what a launch and an attempt's end read and write, in one record (one cache miss where four
+  // arrays took four): its newest attempt (attempt ids stay below 2^31: launch checks), its job and
+  // stage (copied from the workload) and its running attempts.
+  std::vector<uint8_t> task_state_;  // TaskState
+  struct TaskRun {
+    int32_t last_attempt;
+    int32_t job;
+    uint16_t running;  // (launch checks the bound)
+    uint8_t stage;
+    uint8_t unused;
+  };
+  static_assert(sizeof(TaskRun) == 12);
+  std::vector<TaskRun> task_rt_;
   std::vector<Attempt> attempts_;
   // Apart from the records: the reduce attempts' copy ends (see copy_end()), in launch order with
   // their attempt ids (maps have none: NaN), found by binary search; or, where copy ends are read
@@ -526,8 +538,10 @@ class Sim {
     };
     std::vector<Group> groups;
     std::vector<int32_t> tasks;
-    std::vector<int32_t> group_of;  // per replica of the job's maps (in replica order): its group
-                                    // (~group for a task's second replica in the same group)
+    // node index only: per replica of the job's maps (in replica order) its node group and its
+    // rack group, side by side (a launch reads both for each replica: one cache line); ~group
+    // for a task's second replica in the same group
+    std::vector<int32_t> group_of;
     std::vector<uint64_t> has;      // rack index: a bit per rack whose group has fresh tasks
     // the groups of places p with p >> shift == b are groups[dir[b] .. dir[b + 1]): about one
     // group per range, so a place's group is found in a probe or two, without a search
@@ -537,7 +551,8 @@ class Sim {
   };
   int32_t take_local(PlaceIndex& index, int32_t place);
   template <class PlaceOf>
-  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of);
+  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of,
+                         int32_t* group_of);  // writes group_of[2 * replica]
   void consume_fresh_map(int32_t task);  // a never-launched map launches: update its groups' counts and bits
   void free_job_index(int32_t job);  // the job ended: its index and slot go
   int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
@@ -577,7 +592,6 @@ class Sim {
   std::vector<double> free_vcores_, free_mem_;
   std::vector<uint8_t> parked_;
   std::vector<double> hb_phase_;
-  std::vector<int32_t> task_last_attempt_;  // (attempt ids stay below 2^31: launch checks)
   uint64_t heartbeats_ = 0, oob_heartbeats_ = 0;
   int32_t total_cap_[2] = {0, 0};
   int64_t total_pending_[2] = {0, 0};

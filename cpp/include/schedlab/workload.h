@@ -38,6 +38,11 @@ class TaskColumn {
     expand();
     return v_[t];
   }
+  // column[t] for a task t of `job`'s `stage`, known to the caller: read without the task's job
+  // and stage columns
+  double of(size_t t, int32_t job, uint8_t stage) const {
+    return blocks_.empty() ? v_[t] : blocks_[2 * size_t(job) + stage];
+  }
   size_t size() const { return blocks_.empty() ? v_.size() : n_; }
   bool empty() const { return size() == 0; }
   void push_back(double x) {
@@ -61,6 +66,18 @@ class TaskColumn {
   // `n_jobs` jobs) holds one value; whether it is per-block now. With `data` (n values), those
   // values are taken instead of the column's own, if they allow (else the column is unchanged).
   bool compact(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, const double* data = nullptr);
+  // One value per (job, stage) given (2 x jobs values, block 2j + s for job j's stage s) for n
+  // tasks; bound to the workload's job and stage columns by Workload::finalize.
+  void set_blocks(std::vector<double> blocks, size_t n) {
+    std::vector<double>().swap(v_);
+    if (n == 0 || blocks.empty()) {  // (no tasks: an empty column)
+      std::vector<double>().swap(blocks_);
+      n_ = 0;
+      return;
+    }
+    blocks_ = std::move(blocks);
+    n_ = n;
+  }
   // The same value for every task of n tasks of n_jobs jobs.
   void fill(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, double x);
   void bind(const int32_t* job, const uint8_t* stage) {

@@ -250,10 +250,10 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     const int32_t need = static_cast<int32_t>(std::ceil(opt_.slowstart * m - 1e-9));
     jobs_[j].slowstart_maps = std::min(m, std::max(need, opt_.slowstart > 0 ? 1 : 0));
   }
-  assign_huge(task_state_, nt, uint8_t(kPending));
-  assign_huge(task_running_attempts_, nt, 0);
-  assign_huge(task_last_attempt_, nt, int32_t(-1));
-  reserve_huge(attempts_, nt);  // at least one attempt per task: no regrowth copies in the common case
+  task_state_.assign(nt, uint8_t(kPending));
+  task_rt_.reserve(nt);
+  for (size_t t = 0; t < nt; ++t) task_rt_.push_back({-1, wl_.task_job[t], 0, wl_.task_stage[t], 0});
+  attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -332,7 +332,7 @@ void Sim::place_replicas() {
     maps += wl_.n_maps[j];
   }
   auto& rep_node = drawn_rep_node_;
-  reserve_huge(rep_node, static_cast<size_t>(rep_per_map_) * size_t(maps));
+  rep_node.reserve(static_cast<size_t>(rep_per_map_) * size_t(maps));
   int32_t chosen[1024];
   for (size_t t = 0; t < wl_.n_tasks(); ++t) {
     if (wl_.task_stage[t] == kMap) {
@@ -373,7 +373,8 @@ void Sim::place_replicas() {
 }
 
 template <class PlaceOf>
-void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of) {
+void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of,
+                            int32_t* group_of) {
   const int64_t b = wl_.task_begin[job], e = b + wl_.n_maps[job];
   const int64_t rb = rep_range(b).lo, n_reps = (e > b ? rep_range(e - 1).hi : rb) - rb;
   // one key per replica: place in the high half, the complement of its replica index in the low
@@ -400,7 +401,6 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
     keys.swap(tmp);
   }
   if (keep_bits) index.has.assign((static_cast<size_t>(n_places) + 63) / 64, 0);
-  index.group_of.resize(static_cast<size_t>(n_reps));
   index.tasks.reserve(keys.size());
   // (at most one group per replica and per place: room enough, no regrowth copies)
   const size_t max_groups = std::min(keys.size(), static_cast<size_t>(std::max(n_places, 1)));
@@ -431,7 +431,7 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
     }
     // two replicas of a task in one place count once: the second's group is stored as ~group
     const auto group = static_cast<int32_t>(index.groups.size()) - 1;
-    index.group_of[i] = t != last_task ? group : ~group;
+    group_of[2 * size_t(i)] = t != last_task ? group : ~group;
     if (t != last_task) index.tasks.push_back(t);
     last_task = t;
   }
@@ -446,8 +446,12 @@ void Sim::build_job_index(int32_t j) {
     for (int64_t t = b; t < e; ++t) unplaced |= wl_rep_begin_[t] == wl_rep_begin_[t + 1];
   unplaced_maps_[j] = unplaced;
   unplaced_active_jobs_ += unplaced;
-  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
-  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; });
+  const int64_t rb = rep_range(b).lo, n_reps = (e > b ? rep_range(e - 1).hi : rb) - rb;
+  auto& group_of = node_index_[j].group_of;
+  group_of.resize(2 * size_t(n_reps));
+  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; }, group_of.data());
+  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; },
+                    group_of.data() + 1);
 
   // a slot among the active jobs, and its bit on every node holding one of its maps' inputs
   int32_t slot;
@@ -472,7 +476,7 @@ void Sim::build_job_index(int32_t j) {
 }
 
 void Sim::consume_fresh_map(int32_t task) {
-  const int32_t job = wl_.task_job[task];
+  const int32_t job = task_rt_[size_t(task)].job;
   const int64_t base = rep_range(wl_.task_begin[job]).lo;
   const int32_t slot = job_slot_[job];
   PlaceIndex& nodes = node_index_[job];
@@ -481,7 +485,7 @@ void Sim::consume_fresh_map(int32_t task) {
   for (int64_t k = reps.lo; k < reps.hi; ++k) {
     const size_t i = static_cast<size_t>(k - base);
     // (a task counts once per group: a second replica in the same group has it as ~group)
-    const int32_t ng = nodes.group_of[i], rg = racks.group_of[i];
+    const int32_t ng = nodes.group_of[2 * i], rg = nodes.group_of[2 * i + 1];
     if (ng >= 0 && --nodes.groups[size_t(ng)].fresh == 0) {
       const int32_t node = nodes.groups[size_t(ng)].place;
       node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
@@ -525,7 +529,7 @@ int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
 
 Locality Sim::locality(int32_t task, int32_t node) const {
   const RepRange reps = rep_range(task);
-  if (wl_.task_stage[task] != kMap || reps.lo == reps.hi) return kNoLocality;
+  if (task_rt_[size_t(task)].stage != kMap || reps.lo == reps.hi) return kNoLocality;
   bool rack = false;
   const int32_t my_rack = cluster_.rack[node];
   for (int64_t k = reps.lo; k < reps.hi; ++k) {
@@ -616,8 +620,9 @@ int32_t Sim::find_reduce(int32_t job) {
 int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative, int32_t slots) {
   if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
   if (node < 0 || node >= n_nodes()) throw std::logic_error("launch: no such node");
-  const int32_t job = wl_.task_job[task];
-  const int stage = wl_.task_stage[task];
+  TaskRun& tr = task_rt_[size_t(task)];
+  const int32_t job = tr.job;
+  const int stage = tr.stage;
   if (slot_type < 0) slot_type = stage;
   if (!jobs_[job].submitted) throw std::logic_error("launch: job not yet submitted");
   if (task_state_[task] == kDone) throw std::logic_error("launch: task already finished");
@@ -628,6 +633,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     if (slots < 1 || slots > 255 || slot_model_ != SlotModel::Typed) throw std::logic_error("launch: slots must be 1, or 2..255 on typed slots");
     if (free_slots(node, slot_type) < slots) throw std::logic_error("launch: node " + std::to_string(node) + " has fewer than " + std::to_string(slots) + " free slots of that type");
   }
+  if (tr.running == std::numeric_limits<uint16_t>::max()) throw std::logic_error("launch: a task has at most 65535 running attempts");
 
   stalled_since_ = kNaN;
   const int64_t a = static_cast<int64_t>(attempts_.size());
@@ -645,11 +651,11 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   at.job = job;
   int32_t orig_node = -1;
   if (speculative)
-    for (int64_t o = task_last_attempt_[task]; o >= 0; o = attempts_[o].prev_same_task)
+    for (int64_t o = tr.last_attempt; o >= 0; o = attempts_[o].prev_same_task)
       if (attempts_[o].status == kRunning) { orig_node = attempts_[o].node; break; }
-  if (task_last_attempt_[task] < 0 && stage == kMap) consume_fresh_map(task);
-  at.prev_same_task = task_last_attempt_[task];
-  task_last_attempt_[task] = static_cast<int32_t>(a);
+  if (tr.last_attempt < 0 && stage == kMap) consume_fresh_map(task);
+  at.prev_same_task = tr.last_attempt;
+  tr.last_attempt = static_cast<int32_t>(a);
 
   JobState& js = jobs_[job];
   job_changed(job);
@@ -660,7 +666,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     total_pending_[stage]--;
     total_running_[stage]++;
   }
-  task_running_attempts_[task]++;
+  tr.running++;
   js.running_attempts[stage]++;
   user_running_[2 * wl_.user[job] + stage]++;
   if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
@@ -691,7 +697,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   } else if (stage == kMap) {
     at.finish = now_ + at.dur;
   } else if (js.done[kMap] == wl_.n_maps[job] && missing_outputs_[job] == 0) {
-    copy_end = now_ + wl_.input_bytes[task] / opt_.network_bandwidth;
+    copy_end = now_ + wl_.input_bytes.of(size_t(task), job, uint8_t(stage)) / opt_.network_bandwidth;
     at.finish = copy_end + at.dur;
   } else {
     at.finish = kNaN;  // known once the job's last map ends
@@ -717,8 +723,8 @@ void Sim::note_result_extras(int64_t a, int32_t orig_node, double speed) {
   if (!keep_result_extras_) {
     if (orig_node == -1 && speed == cluster_.speed[size_t(attempts_[size_t(a)].node)]) return;
     keep_result_extras_ = true;
-    reserve_huge(attempt_orig_node_, std::max(attempts_.capacity(), size_t(a) + 1));
-    reserve_huge(attempt_speed_at_start_, std::max(attempts_.capacity(), size_t(a) + 1));
+    attempt_orig_node_.reserve(std::max(attempts_.capacity(), size_t(a) + 1));
+    attempt_speed_at_start_.reserve(std::max(attempts_.capacity(), size_t(a) + 1));
     attempt_orig_node_.assign(size_t(a), -1.0);
     for (int64_t o = 0; o < a; ++o) attempt_speed_at_start_.push_back(cluster_.speed[size_t(attempts_[size_t(o)].node)]);
   }
@@ -731,7 +737,7 @@ void Sim::finish_reduce_copy(int32_t job) {
   for (int64_t a : waiting_reduces_[job]) {
     Attempt& at = attempts_[a];
     if (at.status != kRunning) continue;
-    const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
+    const double shuffle = wl_.input_bytes.of(size_t(at.task), at.job, at.stage) / opt_.network_bandwidth;
     const double copy_end = std::max(at.start + shuffle, now_ + shuffle / m);
     copy_end_of(a) = copy_end;
     at.updated = copy_end;
@@ -751,7 +757,7 @@ void Sim::release(int64_t a) {
     free_mem_[node] += wl_.memory[task];
   }
   if (at.slot_pos >= 0) nodes_[node].slot_bits &= ~(1ULL << at.slot_pos);
-  task_running_attempts_[task]--;
+  task_rt_[task].running--;
   const int32_t job = at.job;
   const int stage = at.stage;
   job_changed(job);
@@ -803,10 +809,10 @@ void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
   at.status = status;
   at.finish = at_time;
   release(a);
-  const int32_t task = at.task, job = wl_.task_job[task];
-  const int stage = wl_.task_stage[task];
+  const int32_t task = at.task, job = at.job;
+  const int stage = at.stage;
   if (jobs_[job].ended) return;  // its job was ended by the caller: nothing to re-run
-  if (task_state_[task] == kActive && task_running_attempts_[task] == 0) {
+  if (task_state_[task] == kActive && task_rt_[task].running == 0) {
     // the task lost its only attempt: it is pending again and is re-run first
     task_state_[task] = kPending;
     jobs_[job].running[stage]--;
@@ -820,8 +826,8 @@ void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
 }
 
 double Sim::base_duration(const Attempt& at) const {
-  double d = wl_.work[at.task] / cluster_.speed[at.node];
-  if (wl_.task_stage[at.task] == kMap) {
+  double d = wl_.work.of(size_t(at.task), at.job, at.stage) / cluster_.speed[at.node];
+  if (at.stage == kMap) {
     if (at.locality == kRackLocal) d *= opt_.rack_local_factor;
     if (at.locality == kRemote) d *= opt_.remote_factor;
   }
@@ -882,7 +888,7 @@ double Sim::progress(int64_t a) const {
   } else {
     const int32_t job = wl_.task_job[at.task];
     const double m = wl_.n_maps[job];
-    const double shuffle = wl_.input_bytes[at.task] / opt_.network_bandwidth;
+    const double shuffle = wl_.input_bytes.of(size_t(at.task), at.job, at.stage) / opt_.network_bandwidth;
     const double by_time = shuffle > 0 ? (t - at.start) / shuffle : 1.0;
     copy = std::min(by_time, m > 0 ? jobs_[job].done[kMap] / m : 1.0);
   }
@@ -914,7 +920,7 @@ bool Sim::map_output_needed(int32_t job) const {
   if (js.pending[kReduce] > 0) return true;
   for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
     if (task_state_[t] != kActive) continue;
-    for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
+    for (int64_t a = task_rt_[t].last_attempt; a >= 0; a = attempts_[a].prev_same_task) {
       const double copy_end = Sim::copy_end(a);
       if (attempts_[a].status == kRunning && (std::isnan(copy_end) || copy_end > now_)) return true;
     }
@@ -926,7 +932,7 @@ bool Sim::map_output_needed(int32_t job) const {
 void Sim::stall_copies(int32_t job) {
   for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
     if (task_state_[t] != kActive) continue;
-    for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
+    for (int64_t a = task_rt_[t].last_attempt; a >= 0; a = attempts_[a].prev_same_task) {
       Attempt& at = attempts_[a];
       double& copy_end = copy_end_of(a);
       if (at.status != kRunning || std::isnan(copy_end) || copy_end <= now_) continue;
@@ -1031,7 +1037,7 @@ void Sim::attempt_end(int64_t a) {
   if (jobs_[job].ended) return;  // its job was ended by the caller (driven mode): its slots only
   if (stage == kMap && keep_map_outputs_) node_map_outputs_[node].push_back(a);
   // first attempt to finish wins; the others (if any still run) are killed
-  for (int64_t o = task_running_attempts_[task] > 0 ? task_last_attempt_[task] : -1; o >= 0; o = attempts_[o].prev_same_task)
+  for (int64_t o = task_rt_[task].running > 0 ? task_rt_[task].last_attempt : -1; o >= 0; o = attempts_[o].prev_same_task)
     if (o != a && attempts_[o].status == kRunning) {
       Attempt& other = attempts_[o];
       accrue(o);
@@ -1238,7 +1244,7 @@ void Sim::start() {
   if (started_) throw std::invalid_argument("simulation already started");
   started_ = true;
   dense_copy_end_ = spec_ != nullptr || !faults_.empty();
-  if (dense_copy_end_) reserve_huge(reduce_copy_end_, wl_.n_tasks());
+  if (dense_copy_end_) reduce_copy_end_.reserve(wl_.n_tasks());
   sched_.init(*this);
   if (spec_) spec_->init(*this);
   for (size_t i = 0; i < faults_.size(); ++i) {
@@ -1418,7 +1424,7 @@ void Sim::end_job(int32_t job, uint8_t status, bool keep_attempts) {
     }
     task_state_[t] = kDone;  // (no longer to run: the finders skip it)
     if (keep_attempts) continue;
-    for (int64_t a = task_last_attempt_[t]; a >= 0; a = attempts_[a].prev_same_task) {
+    for (int64_t a = task_rt_[t].last_attempt; a >= 0; a = attempts_[a].prev_same_task) {
       Attempt& at = attempts_[a];
       if (at.status != kRunning) continue;
       accrue(a);
@@ -1482,13 +1488,13 @@ SimResult Sim::collect(bool last) {
   // The attempt columns, each written once (reserved, not value-initialized first). The task
   // column first: the scheduler and speculator report next, and may read it and the records.
   const size_t na = attempts_.size();
-  reserve_huge(r.att_task, na);
+  r.att_task.reserve(na);
   for (const Attempt& at : attempts_) r.att_task.push_back(at.task);
   sched_.finish(*this, r);
   if (spec_) spec_->finish(*this, r);
-  reserve_huge(r.att_node, na); reserve_huge(r.att_start, na); reserve_huge(r.att_finish, na);
-  reserve_huge(r.att_status, na); reserve_huge(r.att_locality, na); reserve_huge(r.att_slot, na);
-  reserve_huge(r.att_speculative, na); reserve_huge(r.att_slot_type, na);
+  r.att_node.reserve(na); r.att_start.reserve(na); r.att_finish.reserve(na);
+  r.att_status.reserve(na); r.att_locality.reserve(na); r.att_slot.reserve(na);
+  r.att_speculative.reserve(na); r.att_slot_type.reserve(na);
   // At the end of a run (`last`) the records are released block by block as they are converted,
   // so that the columns (32 bytes per attempt) never coexist with all the records (64).
   constexpr size_t kBlock = size_t(1) << 15;  // attempts per block (2 MB of records)
@@ -1509,7 +1515,7 @@ SimResult Sim::collect(bool last) {
   if (dense_copy_end_) {
     copy_end = std::move(reduce_copy_end_);
   } else {
-    reserve_huge(copy_end, na);
+    copy_end.reserve(na);
     copy_end.assign(na, kNaN);
     for (size_t i = 0; i < reduce_attempts_.size(); ++i) copy_end[size_t(reduce_attempts_[i])] = reduce_copy_end_[i];
   }

@@ -160,7 +160,10 @@ class Workload:
         task table: job ``i`` (row ``i`` of ``jobs``) owns the next ``n_tasks[i]`` entries of every
         array in ``tasks`` (``work`` required; ``estimate``, ``input_bytes``, ``output_bytes``,
         ``vcores``, ``memory`` optional), its first ``n_maps[i]`` being map tasks and the rest
-        reduce tasks (default: all maps). The same workload as :meth:`from_frames` given the
+        reduce tasks (default: all maps). A task column may instead be an array of shape
+        ``(len(jobs), 2)``: one value per job and stage (row ``i``: the value of job ``i``'s maps,
+        then of its reduces), for tasks that share their job's figures (no array per task is
+        built; the core keeps such columns per job and stage). The same workload as :meth:`from_frames` given the
         equivalent task table (jobs ordered by submit time, a job's tasks kept in their order),
         for trace readers that derive millions of tasks: no Python object and no sort per task.
         ``dependencies``: as in :meth:`from_frames`."""
@@ -179,26 +182,49 @@ class Workload:
         for col in ("work", "estimate", "input_bytes", "output_bytes", "vcores", "memory"):
             if col in tasks:
                 v = np.asarray(tasks[col], dtype=np.float64)
-                if v.shape != (total,):
+                if v.ndim == 2:
+                    if v.shape != (len(order), 2):
+                        _fail(source, f"task column '{col}' given per job and stage has shape {v.shape}; expected "
+                                      f"({len(order)}, 2)")
+                elif v.shape != (total,):
                     _fail(source, f"task column '{col}' has {len(v)} entries; the jobs' counts add up to {total}")
                 cols[col] = v
         if "work" not in cols:
             _fail(source, "task column 'work' is required")
         ends = np.cumsum(counts)
+        per_stage = np.stack([maps, counts - maps], 1)  # tasks per (job, stage)
         for col, v in cols.items():
             positive = col in ("vcores", "memory")
             bad = ~np.isfinite(v) | (v <= 0 if positive else v < 0)
-            if bad.any():
+            if v.ndim == 2:  # the first bad task: the first task of the first bad (job, stage) that has tasks
+                bad = (bad & (per_stage > 0)).ravel()
+                if not bad.any():
+                    continue
+                b = int(np.argmax(bad))
+                k, value = int(ends[b // 2] - counts[b // 2] + (maps[b // 2] if b % 2 else 0)), v.ravel()[b]
+            else:
+                if not bad.any():
+                    continue
                 k = int(np.argmax(bad))
-                i = int(np.searchsorted(ends, k, side="right"))  # the job row owning entry k
-                _fail(source, f"task column '{col}' entry {k} (job_id {_label(ids[i])!r}): must be a "
-                              f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
-                              f"got {float(v[k])!r}")
+                value = v[k]
+            i = int(np.searchsorted(ends, k, side="right"))  # the job row owning entry k
+            _fail(source, f"task column '{col}' entry {k} (job_id {_label(ids[i])!r}): must be a "
+                          f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
+                          f"got {float(value)!r}")
         starts = (ends - counts)[order]  # where each job's block begins in the given arrays
         counts, maps = counts[order], maps[order]
         if (order != np.arange(len(order))).any():  # gather each job's block in the new job order
-            gather = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
-            cols = {k: v[gather] for k, v in cols.items()}
+            gather = None
+            for k, v in cols.items():
+                if v.ndim == 2:
+                    cols[k] = v[order]
+                    continue
+                if gather is None:
+                    gather = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+                cols[k] = v[gather]
+        # (per job and stage: a stage without tasks holds 0, as when the core packs a per-task column)
+        empty = np.stack([maps, counts - maps], 1) == 0
+        cols = {k: np.where(empty, 0.0, v) if v.ndim == 2 else v for k, v in cols.items()}
         n = len(order)
         tcols = {"job": np.repeat(np.arange(n, dtype=np.int32), counts),
                  # maps then reduces of each job: 0 repeated n_maps times, 1 repeated n_reduces times

@@ -145,6 +145,29 @@ def test_from_job_blocks_is_from_frames():
         sl.Workload.from_job_blocks(jobs, n, {"work": np.r_[1.0, 1, 1, -1, 1, 1]})
 
 
+
+def test_from_job_blocks_per_job_and_stage():
+    """A task column of shape (jobs, 2), one value per job and stage, is the per-task column with
+    each task taking its job's and stage's value: the same workload, the same errors."""
+    jobs = pd.DataFrame({"job_id": ["x", "y", "z"], "submit_time": [5.0, 1.0, 5.0]})
+    n, m = np.array([3, 1, 2]), np.array([2, 1, 0])
+    per_stage = np.array([[1.5, 2.5], [3.0, np.nan], [-7.0, 4.0]])  # y has no reduce, z no map: never read
+    per_task = np.array([1.5, 1.5, 2.5, 3.0, 4.0, 4.0])
+    a = sl.Workload.from_job_blocks(jobs, n, {"work": per_stage, "input_bytes": np.full((3, 2), 9.0)}, n_maps=m)
+    b = sl.Workload.from_job_blocks(jobs, n, {"work": per_task, "input_bytes": np.full(6, 9.0)}, n_maps=m)
+    same_workload(a, b)
+    assert a.tasks["work"].tolist() == [3.0, 1.5, 1.5, 2.5, 4.0, 4.0]  # y first, then x and z
+    assert a.native().nbytes == b.native().nbytes  # kept per job and stage by the core, as b's
+    bad = per_stage.copy()
+    bad[0, 1] = -1.0  # x's reduce: task entry 2
+    with pytest.raises(ValueError, match=r"task column 'work' entry 2 \(job_id 'x'\): must be a number >= 0, got -1.0"):
+        sl.Workload.from_job_blocks(jobs, n, {"work": bad}, n_maps=m)
+    with pytest.raises(ValueError, match=r"task column 'work' entry 2 \(job_id 'x'\): must be a number >= 0, got -1.0"):
+        sl.Workload.from_job_blocks(jobs, n, {"work": np.repeat(bad.ravel(), np.stack([m, n - m], 1).ravel())},
+                                    n_maps=m)
+    with pytest.raises(ValueError, match=r"task column 'work' given per job and stage has shape \(2, 2\); expected \(3, 2\)"):
+        sl.Workload.from_job_blocks(jobs, n, {"work": per_stage[:2]}, n_maps=m)
+
 class Bar:
     """Stands for the tqdm bar: records its total and every update."""
 

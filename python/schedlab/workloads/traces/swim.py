@@ -76,12 +76,10 @@ def read_swim(path, *, block_bytes: float = 64 * 2**20, bytes_per_reduce: float 
     n_maps = n_maps.astype(np.int64)
     n_red = n_red.astype(np.int64)
     # each job's block of tasks: its maps, then its reduces; every task of a stage has the same
-    # figures, so each column is one value per (job, stage) repeated, with no Python object per task
-    per_stage = np.stack([n_maps, n_red], 1).ravel()
+    # figures, so each column is one value per (job, stage), with no array (or Python object) per task
 
     def blocks(map_value, reduce_value):
-        return np.repeat(np.stack([np.broadcast_to(map_value, n_maps.shape), np.broadcast_to(reduce_value, n_red.shape)],
-                                  1).ravel(), per_stage)
+        return np.stack([np.broadcast_to(map_value, n_maps.shape), np.broadcast_to(reduce_value, n_red.shape)], 1)
 
     map_in = np.maximum(inp, block_bytes) / n_maps
     red_den = np.maximum(n_red, 1)
