@@ -99,15 +99,16 @@ struct WorkerView {
   }
   // A probe queued at worker w (walks w's queue: a probe id is valid only while it is queued).
   int32_t queued(int32_t w, int64_t p) const {
-    const worker::Sim& s = get();
-    for (int32_t q = s.worker(w).head; q >= 0; q = s.probe(q).next)
-      if (q == p) return q;
+    worker::Sim& s = get();
+    for (const worker::QueueEntry* e = s.queue_begin(w); e != s.queue_end(w); ++e)
+      if (e->live() && e->probe() == p) return e->probe();
     throw py::value_error("probe " + std::to_string(p) + " is not queued at worker " + std::to_string(w));
   }
   py::list queue(int32_t w) const {
-    const worker::Sim& s = get();
+    worker::Sim& s = get();
     py::list out;
-    for (int32_t q = s.worker(w).head; q >= 0; q = s.probe(q).next) out.append(q);
+    for (const worker::QueueEntry* e = s.queue_begin(w); e != s.queue_end(w); ++e)
+      if (e->live()) out.append(e->probe());
     return out;
   }
 };

@@ -1,10 +1,11 @@
-// The worker engine's queue arrays: each worker's queue is a linked list of probes and also an
-// array in queue order (Eagle's SRPT pick scans it), where a removed probe leaves a hole, holes
-// at the front are skipped, and an append compacts the array once holes are more than 8 and more
-// than half of it. Checked here after every append and removal: the array's live entries are
-// the list's probes in order, each probe knows its entry, and compaction keeps them.
+// The worker engine's queue arrays: each worker's queue is an array in queue order, where a
+// removed probe leaves a hole, holes at the front are skipped, and an append compacts the array
+// once holes are more than 8 and more than half of it. Checked here after every append and
+// removal: the live entries are the queue's probes in the order they came (against a model of
+// each queue kept by the test), each probe knows its entry, and compaction keeps them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -17,13 +18,18 @@ using namespace schedlab::worker;
 
 namespace {
 
-// The array of worker w against its list; returns the number of holes between its first and
-// last entries (the first entry is never a hole).
-int check_queue(Sim& sim, int32_t w) {
-  std::vector<int32_t> listed;
-  for (int32_t p = sim.worker(w).head; p >= 0; p = sim.probe(p).next) listed.push_back(p);
-  EXPECT_EQ(static_cast<int32_t>(listed.size()), sim.worker(w).qlen);
+// Probes in queue order per worker as the test expects them (appended on arrival, removed when
+// served or dropped). Returns the array's probes of worker w in order.
+std::vector<int32_t> live_probes(Sim& sim, int32_t w) {
   std::vector<int32_t> live;
+  for (const QueueEntry* e = sim.queue_begin(w); e != sim.queue_end(w); ++e)
+    if (e->live()) live.push_back(e->probe());
+  return live;
+}
+
+// The array of worker w against the expected queue; returns the number of holes between its
+// first and last entries (the first entry is never a hole).
+int check_queue(Sim& sim, int32_t w, const std::vector<int32_t>& expected) {
   const QueueEntry* begin = sim.queue_begin(w);
   const QueueEntry* end = sim.queue_end(w);
   if (begin != end) EXPECT_TRUE(begin->live()) << "holes at the front are skipped";
@@ -34,16 +40,31 @@ int check_queue(Sim& sim, int32_t w) {
       continue;
     }
     const int32_t p = e->probe();
-    live.push_back(p);
     const Probe& pr = sim.probe(p);
     EXPECT_EQ(e->job, pr.job);
     EXPECT_EQ(e->is_long(), (pr.flags & kProbeLong) != 0);
     // the probe's position is its entry's index in the array
     EXPECT_EQ(pr.pos - sim.probe(begin->probe()).pos, e - begin) << "probe " << p;
   }
-  EXPECT_EQ(live, listed);
+  const std::vector<int32_t> live = live_probes(sim, w);
+  EXPECT_EQ(static_cast<int32_t>(live.size()), sim.worker(w).qlen);
+  EXPECT_EQ(live, expected);
+  EXPECT_EQ(sim.queue_head(w), expected.empty() ? -1 : expected.front());
   return holes;
 }
+
+// The expected queues: a probe joins the back of its worker's queue when it arrives and leaves
+// it when picked or dropped, wherever it stands.
+struct Model {
+  std::vector<std::vector<int32_t>> q;
+  explicit Model(size_t workers) : q(workers) {}
+  void remove(int32_t w, int32_t p) {
+    auto& v = q[static_cast<size_t>(w)];
+    auto it = std::find(v.begin(), v.end(), p);
+    ASSERT_NE(it, v.end()) << "probe " << p << " expected at worker " << w;
+    v.erase(it);
+  }
+};
 
 // One worker; job 0 (one 100 s task) takes the slot at 0, job 1 queues 30 probes at 1. Then, by
 // timers: at 2, probes 5..24 of the queue are dropped (20 holes in the middle); at 2.5 the head
@@ -60,8 +81,9 @@ class QueueScript : public Scheduler {
     std::vector<int32_t> t(static_cast<size_t>(sim.n_tasks(job)), 0);
     sim.send_probes(job, t.data(), t.size(), 0.0);
   }
-  void on_probe_arrival(Sim& sim, int32_t w, int32_t) override {
-    const int holes = check_queue(sim, w);
+  void on_probe_arrival(Sim& sim, int32_t w, int32_t p) override {
+    model.q[w].push_back(p);
+    const int holes = check_queue(sim, w, model.q[w]);
     ++appends;
     if (expect_compaction) {
       EXPECT_EQ(holes, 0) << "the first append after the drops compacts the array";
@@ -71,20 +93,27 @@ class QueueScript : public Scheduler {
     }
   }
   int32_t pick_probe(Sim& sim, int32_t w, bool short_only) override {
-    check_queue(sim, w);
-    return Scheduler::pick_probe(sim, w, short_only);
+    check_queue(sim, w, model.q[w]);
+    const int32_t p = Scheduler::pick_probe(sim, w, short_only);
+    EXPECT_EQ(p, model.q[w].front()) << "FIFO: the head is served";
+    model.remove(w, p);
+    return p;
   }
   void on_timer(Sim& sim, uint32_t, uint64_t tag) override {
     if (tag == 0) {
-      std::vector<int32_t> order;
-      for (int32_t p = sim.worker(0).head; p >= 0; p = sim.probe(p).next) order.push_back(p);
+      const std::vector<int32_t> order = live_probes(sim, 0);
       ASSERT_EQ(order.size(), 30u);
-      for (size_t k = 5; k < 25; ++k) sim.drop_probe(0, order[k]);
-      EXPECT_EQ(check_queue(sim, 0), 20);
+      for (size_t k = 5; k < 25; ++k) {
+        sim.drop_probe(0, order[k]);
+        model.remove(0, order[k]);
+      }
+      EXPECT_EQ(check_queue(sim, 0, model.q[0]), 20);
       EXPECT_EQ(sim.queue_end(0) - sim.queue_begin(0), 30);
     } else if (tag == 1) {
-      sim.drop_probe(0, sim.worker(0).head);
-      EXPECT_EQ(check_queue(sim, 0), 20);
+      const int32_t head = sim.queue_head(0);
+      sim.drop_probe(0, head);
+      model.remove(0, head);
+      EXPECT_EQ(check_queue(sim, 0, model.q[0]), 20);
       EXPECT_EQ(sim.queue_end(0) - sim.queue_begin(0), 29) << "the hole left at the head is skipped";
       EXPECT_EQ(sim.worker(0).qlen, 9);
     } else {
@@ -95,6 +124,7 @@ class QueueScript : public Scheduler {
   }
   int appends = 0;
   bool expect_compaction = false, compacted = false;
+  Model model{1};
 };
 
 }  // namespace
@@ -127,30 +157,36 @@ class RandomDrops : public Scheduler {
     for (int32_t k = 0; k < sim.n_tasks(job); ++k) t.push_back(static_cast<int32_t>(sim.rng().below(3)));
     sim.send_probes(job, t.data(), t.size(), 0.0);
   }
-  void on_probe_arrival(Sim& sim, int32_t w, int32_t) override { check_queue(sim, w); }
+  void on_probe_arrival(Sim& sim, int32_t w, int32_t p) override {
+    model.q[w].push_back(p);
+    check_queue(sim, w, model.q[w]);
+  }
   int32_t pick_probe(Sim& sim, int32_t w, bool short_only) override {
-    check_queue(sim, w);
-    return Scheduler::pick_probe(sim, w, short_only);
+    check_queue(sim, w, model.q[w]);
+    const int32_t p = Scheduler::pick_probe(sim, w, short_only);
+    EXPECT_EQ(p, model.q[w].front()) << "FIFO: the head is served";
+    model.remove(w, p);
+    return p;
   }
   void on_timer(Sim& sim, uint32_t, uint64_t) override {
     const int32_t w = static_cast<int32_t>(sim.rng().below(3));
     std::vector<std::pair<int32_t, int32_t>> dropped;  // (probe's job, worker)
-    for (int32_t p = sim.worker(w).head; p >= 0;) {
-      const int32_t next = sim.probe(p).next;
+    for (int32_t p : live_probes(sim, w)) {
       if (sim.rng().uniform() < 0.6) {
         dropped.push_back({sim.probe(p).job, w});
         sim.drop_probe(w, p);
-        max_holes = std::max(max_holes, check_queue(sim, w));
+        model.remove(w, p);
+        max_holes = std::max(max_holes, check_queue(sim, w, model.q[w]));
       }
-      p = next;
     }
     for (auto& [job, from] : dropped) {  // each dropped probe comes back, to a random worker
       int32_t to = static_cast<int32_t>(sim.rng().below(3));
       sim.send_probes(job, &to, 1, 0.0);
     }
-    check_queue(sim, w);
+    check_queue(sim, w, model.q[w]);
   }
   int max_holes = 0;
+  Model model{3};
 };
 
 TEST(WorkerQueue, RandomDropsAndAppends) {

@@ -70,6 +70,23 @@ class EventQueue {
     b = heap_.front().b;
     return true;
   }
+  // Whether the heap's second event (the earliest child of its first) is of `kind`, and then its
+  // payload a: a look further ahead, e.g. to prefetch what the next event's prefetch reads.
+  bool heap_second_is(uint32_t kind, uint32_t& a) const {
+    const size_t n = heap_.size();
+    if (n < 2) return false;
+    size_t best = 1;
+    Key best_key = key(heap_[1]);
+    for (size_t k = 2; k < 5 && k < n; ++k) {
+      const Key kk = key(heap_[k]);
+      const bool earlier = kk < best_key;
+      best = earlier ? k : best;
+      best_key = earlier ? kk : best_key;
+    }
+    if (heap_[best].kind != kind) return false;
+    a = heap_[best].a;
+    return true;
+  }
   // Whether the lane's first event is of `kind`, and then its payload a.
   bool lane_front_is(uint32_t kind, uint32_t& a) const {
     if (lane_size_ == 0 || lane_[lane_head_].kind != kind) return false;

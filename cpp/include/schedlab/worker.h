@@ -61,18 +61,17 @@ struct Options {
 enum TaskState : uint8_t { kTaskUnlaunched = 0, kTaskRunning = 1, kTaskSuspended = 2, kTaskDone = 3 };
 enum ProbeFlags : uint8_t { kProbeLong = 1, kProbeSticky = 2, kProbeStolen = 4 };
 
-// One probe in a worker's queue (a node of a doubly linked list in a shared pool).
+// One probe queued at a worker (a slot of a shared pool; its id is the handle schedulers use).
 struct Probe {
   int32_t job;
-  int32_t next;
-  int32_t prev;
   int32_t pos;  // its entry in the worker's queue array
   uint8_t flags;
 };
 
-// A worker's queue is also an array, in queue order, for schedulers that scan whole queues
-// (Eagle's SRPT pick reads one contiguous run instead of following links across the pool).
-// Removed probes leave a hole (ref < 0) until the array is compacted on a later append.
+// A worker's queue is an array of entries in queue order (Sim::queue_begin / queue_end), which
+// schedulers that scan whole queues read as one contiguous run (Eagle's SRPT pick). Removed
+// probes leave a hole (ref < 0) until the array is compacted on a later append; the first entry
+// is never a hole.
 struct QueueEntry {
   int32_t ref;  // probe id x 2 + 1 if the probe is long; -1: a hole
   int32_t job;
@@ -84,7 +83,6 @@ struct QueueEntry {
 
 // A worker's state, one cache line (what a suspended task needs to resume lives apart, in Sim).
 struct alignas(64) WorkerState {
-  int32_t head = -1, tail = -1;
   int32_t qlen = 0;
   int32_t qlong = 0;            // long probes queued
   int64_t attempt = -1;         // attempt running (or being set up) on the slot, -1 if none
@@ -180,6 +178,8 @@ class Sim {
   int32_t task_copies(int32_t t) const { return task_copies_[t]; }  // copies ever launched (clones)
   int32_t suspensions(int32_t t) const { return task_susp_[t]; }
   const Probe& probe(int32_t p) const { return pool_[p]; }
+  // The first probe of worker w's queue, -1 if it is empty.
+  int32_t queue_head(int32_t w) const { return workers_[w].qlen ? queues_[w].data()[queues_[w].first].probe() : -1; }
   // Worker w's queue array [queue_begin, queue_end): holes (!live()) among the probes in queue
   // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
   QueueEntry* queue_begin(int32_t w) { return queues_[w].data() + queues_[w].first; }
@@ -248,7 +248,7 @@ class Sim {
   }
   void prefetch_queue(int32_t w) const {
     const QueueArray& qa = queues_[w];
-    if (qa.heap) {
+    if (qa.on_heap()) {
       __builtin_prefetch(qa.heap + qa.first);
       __builtin_prefetch(qa.heap + qa.n);
     }
@@ -280,42 +280,81 @@ class Sim {
     const WorkerState& s = workers_[w];
     long_work_[w] = s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
   }
-  // Probes: each worker owns kOwnProbes slots side by side at the start of the pool (the probes
-  // it receives take them first, so a short queue lies in one or two cache lines); the rest of
-  // the pool is shared, with a free list.
+  // Probes: each worker owns kOwnProbes slots side by side at the start of the pool, in one
+  // aligned cache line (the probes it receives take them first, so a short queue's probes are
+  // one line, fetched with the worker's record); the rest of the pool is shared, with a free list.
   static constexpr int32_t kOwnProbes = 4;
-  std::vector<Probe> pool_;
+  class ProbePool {
+   public:
+    Probe& operator[](size_t i) { return lines_[i / kOwnProbes].p[i % kOwnProbes]; }
+    const Probe& operator[](size_t i) const { return lines_[i / kOwnProbes].p[i % kOwnProbes]; }
+    size_t size() const { return n_; }
+    void reserve(size_t n) { lines_.reserve((n + kOwnProbes - 1) / kOwnProbes); }
+    void resize(size_t n) {
+      lines_.resize((n + kOwnProbes - 1) / kOwnProbes);
+      n_ = n;
+    }
+    void push_back(const Probe& x) {
+      if (n_ == lines_.size() * kOwnProbes) lines_.emplace_back();
+      (*this)[n_++] = x;
+    }
+
+   private:
+    struct alignas(64) Line {
+      Probe p[kOwnProbes];
+    };
+    static_assert(sizeof(Line) == 64, "a worker's own probe slots are one cache line");
+    std::vector<Line> lines_;
+    size_t n_ = 0;
+  };
+  ProbePool pool_;
   std::vector<uint8_t> own_free_;  // per worker: bit i set = its slot i is free
   // A worker's queue array: up to kInline entries inside the record itself, with the header (a
   // short queue, the usual one, is one aligned pair of cache lines), longer queues on the heap.
+  // A queue that empties goes back to the record (its heap block is kept for the next long
+  // spell), and a full record is compacted before the queue moves out to the heap.
   struct alignas(128) QueueArray {
     static constexpr int32_t kInline = 6;
-    QueueEntry* heap = nullptr;  // nullptr: the entries are in inline_
-    int32_t n = 0, cap = kInline;
+    QueueEntry* heap = nullptr;  // the heap block (kept while the entries are inline again)
+    int32_t n = 0, cap = kInline;  // cap == kInline: the entries are in inline_
     int32_t first = 0;  // entries before it are holes
     int32_t holes = 0;
+    int32_t heap_cap = 0;
     QueueEntry inline_[kInline];
-    QueueEntry* data() { return heap ? heap : inline_; }
-    const QueueEntry* data() const { return heap ? heap : inline_; }
+    bool on_heap() const { return cap != kInline; }
+    QueueEntry* data() { return on_heap() ? heap : inline_; }
+    const QueueEntry* data() const { return on_heap() ? heap : inline_; }
     size_t size() const { return static_cast<size_t>(n); }
     QueueEntry& operator[](size_t i) { return data()[i]; }
-    void clear() { n = 0; }
+    void clear() {
+      n = 0;
+      cap = kInline;
+    }
     void shrink(size_t k) { n = static_cast<int32_t>(k); }
     void push_back(const QueueEntry& x) {
       if (n == cap) grow();
       data()[n++] = x;
     }
     void grow() {
-      QueueEntry* h = new QueueEntry[2 * static_cast<size_t>(cap)];
+      if (!on_heap() && heap_cap >= 2 * kInline) {
+        std::copy(inline_, inline_ + n, heap);
+        cap = heap_cap;
+        return;
+      }
+      const int32_t c = on_heap() ? 2 * cap : std::max(2 * kInline, heap_cap);
+      QueueEntry* h = new QueueEntry[static_cast<size_t>(c)];
       std::copy(data(), data() + n, h);
       delete[] heap;
       heap = h;
-      cap *= 2;
+      heap_cap = cap = c;
     }
     QueueArray() = default;
-    QueueArray(QueueArray&& o) noexcept : heap(o.heap), n(o.n), cap(o.cap), first(o.first), holes(o.holes) {
+    QueueArray(QueueArray&& o) noexcept
+        : heap(o.heap), n(o.n), cap(o.cap), first(o.first), holes(o.holes), heap_cap(o.heap_cap) {
       std::copy(o.inline_, o.inline_ + kInline, inline_);
       o.heap = nullptr;
+      o.heap_cap = 0;
+      o.cap = kInline;
     }
     QueueArray(const QueueArray&) = delete;
     QueueArray& operator=(const QueueArray&) = delete;

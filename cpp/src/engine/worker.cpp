@@ -160,10 +160,10 @@ void register_engine() {
 // Default scheduler behaviour: FIFO queues, tasks in trace order.
 
 int32_t Scheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
-  int32_t p = sim.worker(w).head;
-  if (short_only)
-    while (p >= 0 && (sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
-  return p;
+  if (!short_only) return sim.queue_head(w);
+  for (const QueueEntry* e = sim.queue_begin(w); e != sim.queue_end(w); ++e)
+    if (e->live() && !e->is_long()) return e->probe();
+  return -1;
 }
 
 double Scheduler::task_duration(Sim& sim, int32_t, int32_t task, bool) { return sim.duration(task); }
@@ -258,7 +258,7 @@ int32_t Sim::alloc_probe(int32_t w, int32_t job, uint8_t flags) {
     pool_.push_back(Probe{});
   }
   if (p >= (1 << 30)) throw std::length_error("worker engine: more than 2^30 probes queued at once");
-  pool_[p] = Probe{job, -1, -1, -1, flags};
+  pool_[p] = Probe{job, -1, flags};
   return p;
 }
 
@@ -276,7 +276,8 @@ void Sim::append(int32_t w, int32_t p, double acc) {
   if (s.qlen == 0) {
     qa.clear();
     qa.first = qa.holes = 0;
-  } else if (qa.holes > 8 && 2 * qa.holes > static_cast<int32_t>(qa.size())) {
+  } else if ((qa.holes > 8 && 2 * qa.holes > static_cast<int32_t>(qa.size())) ||
+             (qa.n == QueueArray::kInline && !qa.on_heap() && qa.first + qa.holes > 0)) {
     size_t k = 0;  // compaction: the probes move to the front, in order
     for (size_t i = qa.first; i < qa.size(); ++i)
       if (qa[i].live()) {
@@ -288,10 +289,6 @@ void Sim::append(int32_t w, int32_t p, double acc) {
   }
   pr.pos = static_cast<int32_t>(qa.size());
   qa.push_back(QueueEntry{p * 2 + ((pr.flags & kProbeLong) ? 1 : 0), pr.job, acc});
-  pr.next = -1;
-  pr.prev = s.tail;
-  if (s.tail >= 0) pool_[s.tail].next = p; else s.head = p;
-  s.tail = p;
   s.qlen++;
   if (pr.flags & kProbeLong) {
     s.qlong++;
@@ -301,10 +298,7 @@ void Sim::append(int32_t w, int32_t p, double acc) {
 
 void Sim::unlink(int32_t w, int32_t p) {
   WorkerState& s = workers_[w];
-  Probe& pr = pool_[p];
-  if (pr.prev >= 0) pool_[pr.prev].next = pr.next; else s.head = pr.next;
-  if (pr.next >= 0) pool_[pr.next].prev = pr.prev; else s.tail = pr.prev;
-  pr.next = pr.prev = -1;
+  const Probe& pr = pool_[p];
   QueueArray& qa = queues_[w];
   qa[pr.pos].ref = -1;
   ++qa.holes;
@@ -407,6 +401,7 @@ void Sim::serve(int32_t w) {
   const bool short_only = s.suspended_task >= 0;
   if (short_only && s.resume_due) { resume(w); return; }
   const int32_t p = s.qlen ? sched_.pick_probe(*this, w, short_only) : -1;
+  __builtin_prefetch(&pool_[p < 0 ? 0 : p]);  // read by keep_probe and the drop after the task choice
   if (p < 0) {
     if (short_only) resume(w);  // no short probe left: the suspended task resumes at once
     return;
@@ -661,11 +656,14 @@ bool Sim::loop() {
     // What the next events touch at random -- a task end's worker and attempt (launched long
     // ago), a probe batch's first workers, a no-op reply's worker -- is fetched while this event
     // is handled.
+    // A task end's worker is fetched two events ahead, so that its queue array (which the pick
+    // that follows reads, through the worker's queue record) can be fetched one event ahead.
     {
       uint32_t x;
       uint64_t y;
       if (q_.heap_front_is(kTaskEnd, x, y)) {
         prefetch_worker(static_cast<int32_t>(x));
+        prefetch_queue(static_cast<int32_t>(x));
         __builtin_prefetch(res_.att_status.data() + y);
         __builtin_prefetch(res_.att_finish.data() + y);
         __builtin_prefetch(res_.att_task.data() + y);
@@ -673,7 +671,12 @@ bool Sim::loop() {
         const std::vector<int32_t>& t = deliveries_[x].targets;
         for (size_t i = 0; i < t.size() && i < 2; ++i) prefetch_worker(t[i]);
       }
+      if (q_.heap_second_is(kTaskEnd, x)) prefetch_worker(static_cast<int32_t>(x));
       if (q_.lane_front_is(kNoop, x)) prefetch_worker(static_cast<int32_t>(x));
+      else if (q_.lane_front_is(kUpdate, x)) {
+        __builtin_prefetch(&job_srpt_[x]);
+        __builtin_prefetch(&job_launched_[x]);
+      }
     }
     switch (e.kind) {
       case kArrival: {

@@ -27,6 +27,22 @@ namespace {
 inline void set_bit(std::vector<uint64_t>& b, int32_t i) { b[i >> 6] |= 1ULL << (i & 63); }
 inline void clear_bit(std::vector<uint64_t>& b, int32_t i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 inline bool test_bit(const std::vector<uint64_t>& b, int32_t i) { return (b[i >> 6] >> (i & 63)) & 1ULL; }
+// The position of the k-th set bit of x, counting from 0 (k < the bits set): the byte holding it
+// from running counts per byte (no popcount instruction assumed), then at most 7 steps in it.
+inline int select_bit(uint64_t x, int64_t k) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  uint64_t c = x - ((x >> 1) & 0x5555555555555555ULL);
+  c = (c & 0x3333333333333333ULL) + ((c >> 2) & 0x3333333333333333ULL);
+  c = (c + (c >> 4)) & 0x0F0F0F0F0F0F0F0FULL;  // bits set per byte
+  const uint64_t cum = c * kOnes;                // byte i: bits set in bytes 0..i (at most 64)
+  // bytes whose running count is at most k: they lie before the one holding the bit
+  const uint64_t before = ((static_cast<uint64_t>(k) * kOnes) | kHigh) - cum;
+  const int byte = static_cast<int>(((((before & kHigh) >> 7) * kOnes) >> 56) & 0xFF);
+  int64_t skip = k - (byte ? static_cast<int64_t>((cum >> (8 * (byte - 1))) & 0xFF) : 0);
+  uint64_t b = (x >> (8 * byte)) & 0xFF;
+  for (; skip > 0; --skip) b &= b - 1;
+  return 8 * byte + __builtin_ctzll(b);
+}
 }  // namespace
 
 void HybridScheduler::init(Sim& sim) {
@@ -106,16 +122,23 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
   const int64_t n = n_probes(sim, job, cfg_.min_probes);
   Random& rng = sim.rng();
   // round 1: all workers; a probe is accepted only where no long work runs or waits
-  targets_.clear();
+  // (without branches on what the random workers hold: which way they go is a coin toss to a
+  // branch predictor, and a miss would discard the memory reads of the draws after it)
+  targets_.resize(static_cast<size_t>(n));
   int32_t fresh = -1;
   double fresh_t = -1;
-  int64_t missing = 0;
+  size_t accepted = 0;
   for (int64_t i = 0; i < n; ++i) {
     const int32_t w = static_cast<int32_t>(rng.below(W_));
-    if (snap_time_[w] > fresh_t) { fresh_t = snap_time_[w]; fresh = w; }
-    if (sim.has_long_work(w)) ++missing;
-    else targets_.push_back(w);
+    const double t = snap_time_[w];
+    const bool fresher = t > fresh_t;
+    fresh_t = fresher ? t : fresh_t;
+    fresh = fresher ? w : fresh;
+    targets_[accepted] = w;
+    accepted += sim.has_long_work(w) ? 0 : 1;
   }
+  targets_.resize(accepted);
+  const int64_t missing = n - static_cast<int64_t>(accepted);
   r1_probes_ += double(n);
   r1_rejected_ += double(missing);
   sim.send_probes(job, targets_.data(), targets_.size(), sim.delay());
@@ -125,8 +148,8 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
   const int32_t copy = fresh >= 0 ? snap_copy_[fresh] : -1;
   const std::vector<int64_t>& prefix = clear_prefix(copy);
   const int64_t candidates = first_general_ + prefix.back();
-  round2_.clear();
-  int64_t missing2 = 0;
+  round2_.resize(static_cast<size_t>(missing));
+  size_t accepted2 = 0;
   for (int64_t i = 0; i < missing; ++i) {
     const int64_t r = static_cast<int64_t>(rng.below(candidates));
     int32_t w;
@@ -136,13 +159,14 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
       // the (r - first_general)-th clear general bit
       const int64_t k = r - first_general_;
       const size_t word = std::upper_bound(prefix.begin(), prefix.end(), k) - prefix.begin() - 1;
-      uint64_t clear = general_mask(word) & ~(copy >= 0 ? copies_[copy].bits[word] : 0ULL);
-      for (int64_t skip = k - prefix[word]; skip > 0; --skip) clear &= clear - 1;
-      w = static_cast<int32_t>(int64_t(word) * 64 + __builtin_ctzll(clear));
+      const uint64_t clear = general_mask(word) & ~(copy >= 0 ? copies_[copy].bits[word] : 0ULL);
+      w = static_cast<int32_t>(int64_t(word) * 64 + select_bit(clear, k - prefix[word]));
     }
-    if (sim.has_long_work(w)) ++missing2;
-    else round2_.push_back(w);
+    round2_[accepted2] = w;
+    accepted2 += sim.has_long_work(w) ? 0 : 1;
   }
+  round2_.resize(accepted2);
+  const int64_t missing2 = missing - static_cast<int64_t>(accepted2);
   r2_probes_ += double(missing);
   r2_rejected_ += double(missing2);
   sim.send_probes(job, round2_.data(), round2_.size(), 2.0 * sim.delay());
@@ -176,30 +200,43 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
   } else {
     // greedy water-filling on (estimated waiting time, worker id)
     ++lwl_fill_;
+    // Only the `left` first entries in (waiting time, id) order can get a task: each pop hands out
+    // at least one, and an entry is popped only after every entry before it. They are selected
+    // while the entries are made, in a max-heap of at most `left` (one comparison with its top
+    // rejects most workers), instead of building every entry and selecting after.
+    const int32_t left0 = T - static_cast<int32_t>(empties_.size());
+    const size_t keep = static_cast<size_t>(left0);
     heap_.clear();
+    auto offer = [&](double v, int32_t w) {
+      const std::pair<double, int32_t> e(v, w);
+      if (heap_.size() < keep) {
+        heap_.push_back(e);
+        if (heap_.size() == keep) std::make_heap(heap_.begin(), heap_.end());
+      } else if (e < heap_.front()) {
+        std::pop_heap(heap_.begin(), heap_.end());
+        heap_.back() = e;
+        std::push_heap(heap_.begin(), heap_.end());
+      }
+    };
+    bool any = false;
     for (int32_t w = first_general_; w < W_; ++w) {
       if (qlen_[w] == 0 || blacklisted(w)) continue;
       const WorkerState& s = sim.worker(w);
       double wait = qlen_[w];
       if (s.exec_long && s.long_job >= 0)
         wait = rtt + qlen_[w] - std::min(sim.now() - s.long_start, sim.est(s.long_job));
-      heap_.emplace_back(wait, w);
+      any = true;
+      offer(wait, w);
     }
     for (int32_t w : empties_) {
       targets_.push_back(w);
-      heap_.emplace_back(est, w);
+      any = true;
+      offer(est, w);
     }
-    if (heap_.empty())  // every general worker is blacklisted: the blacklist is ignored
-      for (int32_t w = first_general_; w < W_; ++w) heap_.emplace_back(qlen_[w], w);
+    if (!any)  // every general worker is blacklisted: the blacklist is ignored
+      for (int32_t w = first_general_; w < W_; ++w) offer(qlen_[w], w);
     auto cmp = std::greater<std::pair<double, int32_t>>();
-    int32_t left = T - static_cast<int32_t>(empties_.size());
-    // Only the `left` first entries in (waiting time, id) order can get a task: each pop hands out
-    // at least one, and an entry is popped only after every entry before it. The others are
-    // dropped before the heap is built.
-    if (heap_.size() > static_cast<size_t>(left)) {
-      std::nth_element(heap_.begin(), heap_.begin() + left, heap_.end(), std::less<std::pair<double, int32_t>>());
-      heap_.resize(left);
-    }
+    int32_t left = left0;
     std::make_heap(heap_.begin(), heap_.end(), cmp);
     while (left > 0) {
       std::pop_heap(heap_.begin(), heap_.end(), cmp);
@@ -328,34 +365,34 @@ void HybridScheduler::on_idle(Sim& sim, int32_t w) {
       const int64_t shorts = sim.worker(v).qlen - sim.worker(v).qlong;
       if (shorts <= 0) continue;
       const int64_t k = std::min<int64_t>(shorts, cfg_.steal_limit);
-      // selection sampling (Knuth's algorithm S) over the short probes in queue order
+      // selection sampling (Knuth's algorithm S) over the short probes in queue order (moving a
+      // probe out leaves a hole in the victim's array: the entries do not move)
       int64_t seen = 0, taken = 0;
-      for (int32_t p = sim.worker(v).head; p >= 0 && taken < k;) {
-        const int32_t nx = sim.probe(p).next;
-        if (!(sim.probe(p).flags & kProbeLong)) {
-          if (static_cast<int64_t>(sim.rng().below(shorts - seen)) < k - taken) {
-            sim.move_probe(v, w, p);
-            ++taken;
-          }
-          ++seen;
+      for (QueueEntry *e = sim.queue_begin(v), *end = sim.queue_end(v); e != end && taken < k; ++e) {
+        if (!e->live() || e->is_long()) continue;
+        if (static_cast<int64_t>(sim.rng().below(shorts - seen)) < k - taken) {
+          sim.move_probe(v, w, e->probe());
+          ++taken;
         }
-        p = nx;
+        ++seen;
       }
       stolen_ += double(taken);
       ++steals_;
       sim.kick(w);
       return;
     }
-    int32_t p = sim.worker(v).head;
+    // the victim's queue in order (holes skipped): past the short probes in front when no long
+    // task runs, past the long probes, then the run of short probes behind them
+    QueueEntry *e = sim.queue_begin(v), *const end = sim.queue_end(v);
     if (!sim.worker(v).exec_long)
-      while (p >= 0 && !(sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
-    while (p >= 0 && (sim.probe(p).flags & kProbeLong)) p = sim.probe(p).next;
+      while (e != end && !(e->live() && e->is_long())) ++e;
+    while (e != end && (!e->live() || e->is_long())) ++e;
     int64_t taken = 0;
-    while (p >= 0 && !(sim.probe(p).flags & kProbeLong) && taken < cfg_.steal_limit) {
-      const int32_t nx = sim.probe(p).next;
-      sim.move_probe(v, w, p);
+    for (; e != end && taken < cfg_.steal_limit; ++e) {
+      if (!e->live()) continue;
+      if (e->is_long()) break;
+      sim.move_probe(v, w, e->probe());
       ++taken;
-      p = nx;
     }
     if (taken > 0) {
       stolen_ += double(taken);
