@@ -420,6 +420,7 @@ class Sim {
   // ---- ExecutorAllocationManager
   int64_t pending_tasks() const { return pending_total_; }
   void backlog_changed();
+  void stage_left();
   void request_executors();
   void remove_executor(int32_t e);
   void executors_changed();
@@ -1412,18 +1413,27 @@ void Sim::dense_pass(TaskSet& ts, uint8_t max_level, size_t from, bool& launched
   }
 }
 
+// The first tick of a timer of period `interval` after `now` (a time within kEps of a tick is
+// taken as that tick). Past about 2^20 s, now / interval can round below the index of the tick
+// that is firing: the next tick then came out at `now` itself and re-armed there forever (a run
+// with a job at 2^21 s under dynamic allocation or speculation never ended); it is taken one
+// period on, so that the clock always moves.
+static double next_tick(double now, double interval) {
+  double m = std::floor(now / interval + kEps) + 1;
+  while (!(m * interval > now)) m += 1;
+  return m * interval;
+}
+
 void Sim::arm_revive() {
   if (revive_armed_) return;
   revive_armed_ = true;
-  const double next = (std::floor(now_ / opt_.revive_interval + kEps) + 1) * opt_.revive_interval;
-  q_.push(next, kRevive);
+  q_.push(next_tick(now_, opt_.revive_interval), kRevive);
 }
 
 void Sim::arm_speculation() {
   if (spec_armed_) return;
   spec_armed_ = true;
-  const double next = (std::floor(now_ / opt_.speculation_interval + kEps) + 1) * opt_.speculation_interval;
-  q_.push(next, kSpecTick);
+  q_.push(next_tick(now_, opt_.speculation_interval), kSpecTick);
 }
 
 void Sim::revive_tick() {
@@ -1540,6 +1550,7 @@ void Sim::task_end(int64_t a) {
     if (ts.active) {
       ts.active = false;
       active_.erase(std::find(active_.begin(), active_.end(), s));
+      stage_left();
     }  // (else the last attempts of a failed stage attempt completed it)
     stage_finish_[s] = now_;
     --unfinished_;
@@ -1632,6 +1643,7 @@ void Sim::abort_job(int32_t job) {
     unquiet(s);
     active_.erase(std::find(active_.begin(), active_.end(), s));
     set_waiting(s, false);
+    stage_left();
   }
 }
 
@@ -1795,6 +1807,7 @@ void Sim::fetch_failed(int64_t a) {
   pending_total_ -= ts.unlaunched + static_cast<int64_t>(ts.spec.size());
   ts.spec.clear();
   set_waiting(s, false);
+  stage_left();
   st_[s] = kStIdle;
   if (++failed_attempts_[s] >= opt_.max_consecutive_attempts) {
     abort_job(ts.job);
@@ -1942,6 +1955,19 @@ void Sim::request_executors() {
     if (starting_[e]) { starting_[e] = 0; --n_starting_; }
 }
 
+// ExecutorAllocationListener.onStageCompleted (a stage finished, failed or aborted): when no
+// submitted stage is left, onSchedulerQueueEmpty clears the backlog timer and the number of
+// executors to add. Without it the timer of a backlog that ended without a launch (speculatable
+// copies not needed once their originals finished, an aborted job's tasks) stayed set into the
+// next job, and through the idle span before it, where it was renewed every
+// sustainedSchedulerBacklogTimeout and every allocation tick fired as an event.
+void Sim::stage_left() {
+  if (opt_.dynamic_allocation && active_.empty()) {
+    add_time_ = kNaN;
+    to_add_ = 1;
+  }
+}
+
 // ExecutorAllocationManager.schedule: updateAndSyncNumExecutorsTarget, then removal of
 // executors idle past executorIdleTimeout (never below minExecutors or the target).
 void Sim::allocation_tick() {
@@ -1982,8 +2008,7 @@ void Sim::allocation_tick() {
     }
   if (unfinished_ > 0 || n_alive_ + n_starting_ > std::max(opt_.min_executors, target_)) {
     alloc_armed_ = true;
-    q_.push(idle_allocation_ticks((std::floor(now_ / opt_.allocation_interval + kEps) + 1) * opt_.allocation_interval),
-            kAllocTick);
+    q_.push(idle_allocation_ticks(next_tick(now_, opt_.allocation_interval)), kAllocTick);
   }
 }
 
@@ -2010,7 +2035,7 @@ double Sim::idle_allocation_ticks(double next) {
         if (alive_[e] && t - idle_since_[e] >= opt_.executor_idle_timeout - kEps) return false;
     return true;
   };
-  const double m = std::floor(next / ai + kEps);
+  const double m = std::round(next / ai);  // (next is a tick, m x interval)
   if (!std::isfinite(until) || !quiet(m + 1)) return next;
   double last = std::floor(until / ai) + 1;
   for (int k = 0; k < 4 && last > m + 1 && !quiet(last); ++k) last -= 1;

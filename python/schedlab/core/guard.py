@@ -297,6 +297,19 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
             idle = n_jobs * max(_number(options, "executor_idle_timeout", 60.0), 0.0)
             with np.errstate(over="ignore", invalid="ignore"):
                 events += min(span, busy + idle) / ai
+        meta = getattr(workload, "_job_meta", None)
+        apps = int(meta["application"].nunique()) if meta is not None and "application" in meta.columns else 1
+        if apps > 1:
+            # several applications on a standalone Master: an application's tasks can wait for
+            # cores another application holds (its executors, until it ends without dynamic
+            # allocation), and the waiting application's timers tick all the while: each
+            # application's revive, speculation and allocation ticks over the whole span
+            for name, on in (("revive_interval", True), ("speculation_interval", options.get("speculation")),
+                             ("allocation_interval", options.get("dynamic_allocation"))):
+                interval = _number(options, name, 1.0)
+                if on and interval > 0:
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        events += apps * span / interval
     for eng, name, events_over, rows_over in PERIODIC_OPTIONS:
         if eng == engine:
             periodic(_number(options, name, 0), events_over, rows_over)

@@ -155,7 +155,8 @@ def _spark_workload():
     return sl.Workload.from_frames(jobs, tasks)
 
 
-@pytest.mark.parametrize("options", [{}, {"min_executors": 2}, {"executor_idle_timeout": 1e6}, {"executor_start_time": 2.0}])
+@pytest.mark.parametrize("options", [{}, {"min_executors": 2}, {"executor_idle_timeout": 1e6}, {"executor_start_time": 2.0},
+                                     {"speculation": True}, {"speculation": True, "min_executors": 2}])
 def test_spark_dynamic_allocation_skips_the_ticks_of_idle_spans(options):
     # dynamic allocation ticks every allocation_interval (0.1 s) through idle gaps: before,
     # 1.31 M events for this 2^17-s workload (11.3 M with executors idle for 1e6 s after the
@@ -164,7 +165,8 @@ def test_spark_dynamic_allocation_skips_the_ticks_of_idle_spans(options):
     # written over 20 configurations), pinned here by what must hold of them
     r = sl.simulate(sl.Cluster(4, slots=2), _spark_workload(), "spark_fifo", dynamic_allocation=True, seed=2, **options)
     skipped = r.counters["idle_allocation_ticks"]
-    assert r.events < 5000 and skipped > 1e6
+    # (speculation ticks every 0.1 s while tasks run: 3,000 over the 300-s task)
+    assert r.events < (7000 if options.get("speculation") else 5000) and skipped > 1e6  # speculation: 1.27 M before
     assert r.jobs["finish_time"].notna().all()
     ex = r.series["executors"]
     timeout = options.get("executor_idle_timeout", 60.0)
@@ -180,6 +182,41 @@ def test_spark_dynamic_allocation_skips_the_ticks_of_idle_spans(options):
             assert len(gone) and gone["time"].iloc[0] == pytest.approx(due), (end, ex)
     # the end time is the tick of the last removal (or the last job's end): never a skipped tick
     assert r.end_time == pytest.approx(max(ex["time"].max(), r.jobs["finish_time"].max()))
+
+
+def test_spark_backlog_timer_is_cleared_when_no_stage_is_left():
+    # ExecutorAllocationListener.onStageCompleted: with no submitted stage left, the backlog timer
+    # is cleared (onSchedulerQueueEmpty). Here the second task of job 0 becomes speculatable at
+    # about 1.6 s (its copy has no executor: max one, busy with the original), which sets the
+    # timer; the original ends at 10 s and the copy is not needed. Before, the timer stayed set:
+    # renewed every second through the idle span (10,186 events, every allocation tick), it
+    # requested job 1's executor at 1000.6 s, before job 1's own backlog timeout
+    jobs = pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1000.05], "dag": [0, 1]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 1], "work": [1.0, 10.0, 3.0]})
+    r = sl.simulate(sl.Cluster(1, slots=2), sl.Workload.from_frames(jobs, tasks), "spark_fifo", dynamic_allocation=True,
+                    speculation=True, initial_executors=1, seed=0)
+    assert r.events < 400 and r.counters["idle_allocation_ticks"] > 10000
+    assert r.counters["speculative_launched"] == 0
+    # job 1: submitted at 1000.05 s, backlogged 1 s (scheduler_backlog_timeout), the executor
+    # requested at the next allocation tick (1001.1 s) registers at once and runs the task
+    assert r.tasks["start"].tolist() == pytest.approx([0.0, 0.0, 1001.1])
+    ex = r.series["executors"]
+    assert ex["time"].tolist() == pytest.approx([0.0, 10.0, 70.0, 1001.1, 1001.1, 1004.1, 1064.1])
+
+
+@pytest.mark.parametrize("options", [{"dynamic_allocation": True, "allocation_interval": 0.05},
+                                     {"speculation": True}, {"speculation": True, "speculation_interval": 0.05},
+                                     {"revive_interval": 0.05, "locality_wait": 0.0}])
+def test_spark_timers_past_2_20_seconds_move_on(options):
+    # past about 2^20 s, now / interval rounded below the index of the tick firing: the next tick
+    # came out at the same time and the run ticked there forever (a job at 2^21 s never ended)
+    for later in (2.0**20 + 3.3, 2.0**21 + 0.7, 1e9):
+        jobs = pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, later]})
+        tasks = pd.DataFrame({"job_id": [0, 0, 1, 1, 1], "work": [10.0, 30.0, 20.0, 7.5, 5.0]})
+        r = sl.simulate(sl.Cluster(2, slots=1), sl.Workload.from_frames(jobs, tasks), "spark_fifo", seed=2,
+                        max_events=1e5, **options)
+        assert r.jobs["finish_time"].notna().all() and r.events < 5000, (later, r.events)
+        assert r.jobs["finish_time"].iloc[1] == pytest.approx(later + 20.0, abs=1.0)
 
 
 def test_spark_time_limit_inside_an_idle_span_ends_on_its_last_tick():

@@ -135,6 +135,18 @@ def test_spark_attempts_of_failing_tasks_are_counted():
     assert guard.estimate(cluster, workload(), "spark", {}, {})["attempts"] == 4
 
 
+def test_spark_applications_waiting_for_cores_are_counted():
+    # application b waits 1e5 s for the cores application a holds until its last job: b's revive
+    # timer ticks all the while (100,010 events); the guard had estimated 33 events
+    jobs = pd.DataFrame({"job_id": [0, 1, 2], "submit_time": [0.0, 10.0, 1e5], "application": ["a", "b", "a"]})
+    wl = sl.Workload.from_frames(jobs, pd.DataFrame({"job_id": [0, 1, 2], "work": [5.0, 5.0, 5.0]}))
+    cluster = sl.Cluster(2, slots=2)
+    assert sl.simulate(cluster, wl, "spark_fifo").events == 100_010
+    assert guard.estimate(cluster, wl, "spark", {}, {})["events"] >= 100_010
+    with pytest.raises(ResourceError, match=r"needs about 2(\.\d+)?e\+05 events, more than the 1e\+05 limit"):
+        sl.simulate(cluster, wl, "spark_fifo", max_events=1e5)
+
+
 def test_python_schedulers_are_guarded_too():
     with pytest.raises(ResourceError, match="heartbeats"):
         sl.simulate(MR, workload(), "mrcp", heartbeat_interval=1e-300)
