@@ -80,6 +80,7 @@ namespace mr {
 namespace {
 
 enum class Dhsa { kNone, kPI, kPD };
+constexpr double kMaxSlotWeight = 255;  // slots a borrowed attempt may hold (8 bits per attempt)
 
 class DynamicMRScheduler : public Scheduler {
  public:
@@ -98,15 +99,11 @@ class DynamicMRScheduler : public Scheduler {
         pools_(name, p.text("pool_weights"), p.text("min_shares"), p.choice("pool_mode") == "fifo", false, "", "",
                p.choice("pool_tie_break") == "name") {
     const double w[2] = {p.number("map_slot_weight"), p.number("reduce_slot_weight")};
-    for (int s = 0; s < 2; ++s)
-      if (!(w[s] > 0))
-        throw std::invalid_argument(name + ": parameter '" + (s == kMap ? "map" : "reduce") + "_slot_weight' must be > 0");
     weighted_ = w[kMap] != 1.0 || w[kReduce] != 1.0;
-    // a borrowed task holds ceil(own weight / lender's weight) of the lender's slots, at least one
+    // a borrowed task holds ceil(own weight / lender's weight) of the lender's slots, at least one;
+    // the ranges (1 to kMaxSlotWeight each) keep that within the 8 bits an attempt records
     for (int s = 0; s < 2; ++s)
       slots_needed_[s] = std::max(1, int32_t(std::ceil(w[s] / w[1 - s] - 1e-9)));
-    if (slots_needed_[kMap] > 255 || slots_needed_[kReduce] > 255)
-      throw std::invalid_argument(name + ": map_slot_weight / reduce_slot_weight must be within a factor 255 of each other");
     if (fifo_base_ && dhsa_ == Dhsa::kPD)
       throw std::invalid_argument(name + ": base='fifo' does not combine with PD-DHSA, which shares slots among pools and "
                                   "Hadoop FIFO has none; use PI-DHSA (pi_dhsa, or dynamicmr with dhsa='pi') on the FIFO base");
@@ -464,12 +461,17 @@ std::vector<ParamSpec> dynamicmr_params(bool prescheduling_default, bool with_dh
                                 "the Hadoop scheduler DynamicMR runs on: 'fair' = the Fair Scheduler (default); 'fifo' = "
                                 "JobQueueTaskScheduler (FIFO order, load-factor caps, one off-switch map and one reduce per "
                                 "heartbeat) with PI-DHSA's borrowing on top (paper Fig. 10; not with PD-DHSA, which needs pools)"));
-  v.push_back(ParamSpec::number("map_slot_weight", 1.0, 0, 1e6,
-                                "w_M, a map slot's resource size in units (C2; > 0): a map borrowing reduce slots holds "
-                                "ceil(w_M / w_R) of them (at least one); only the ratio to reduce_slot_weight matters"));
-  v.push_back(ParamSpec::number("reduce_slot_weight", 1.0, 0, 1e6,
-                                "w_R, a reduce slot's resource size in units (C2; > 0): a reduce borrowing map slots holds "
-                                "ceil(w_R / w_M) of them, e.g. 2 with w_R = 2 w_M; default 1 = plain slot swapping"));
+  // Only the ratio of the two weights matters, and a borrowed task holds at most 255 of the
+  // lender's slots (an attempt records them in 8 bits): each weight lies between 1 (the lighter
+  // slot's size) and 255, which gives every ratio the engine honours, 1/255 to 255.
+  v.push_back(ParamSpec::number("map_slot_weight", 1.0, 1, kMaxSlotWeight,
+                                "w_M, a map slot's resource size in units of the lighter slot type (C2; at least 1, at most 255): a map "
+                                "borrowing reduce slots holds ceil(w_M / w_R) of them (at least one); only the ratio to "
+                                "reduce_slot_weight matters"));
+  v.push_back(ParamSpec::number("reduce_slot_weight", 1.0, 1, kMaxSlotWeight,
+                                "w_R, a reduce slot's resource size in units of the lighter slot type (C2; at least 1, at most 255): a "
+                                "reduce borrowing map slots holds ceil(w_R / w_M) of them, e.g. 2 with w_R = 2 w_M; default "
+                                "1 = plain slot swapping"));
   if (with_dhsa_choice)
     v.push_back(ParamSpec::choice("dhsa", "pi", {"pi", "pd", "none"},
                                   "slot allocation: 'pi' = PI-DHSA (default; the paper evaluates DynamicMR with it), 'pd' = PD-DHSA, "

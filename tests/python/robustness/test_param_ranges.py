@@ -31,6 +31,11 @@ PARAMS = [
     ("fair", "user_max_jobs_default", 1, 0),
     # every heartbeat sorts the queues: 100,000 queues took 1.2 ms an event
     ("capacity", "queues", 1000, 1001),
+    # DynamicMR slot weights: 0 and ratios above 255 were refused only when the run began (a
+    # borrowed attempt records the lender slots it holds in 8 bits); only the ratio matters, so
+    # weights of 1 to 255 give every ratio the engine honours
+    *[(s, f"{kind}_slot_weight", end, outside) for s in ("dynamicmr", "pi_dhsa", "pd_dhsa")
+      for kind in ("map", "reduce") for end, outside in ((1, 0.999), (255, 255.5))],
 ]
 
 # engine, option, the end of its range, a value just outside
