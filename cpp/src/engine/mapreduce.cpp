@@ -47,9 +47,10 @@ const std::vector<ParamSpec>& Options::specs() {
       ParamSpec::integer("replication", 3, 1, 1000, "replicas drawn for each map input when the workload gives none (HDFS placement)"),
       ParamSpec::number("time_limit", INFINITY, 0, INFINITY, "stop the simulation at this time (unfinished jobs get NaN finish times)"),
       ParamSpec::number("stall_limit", 86400, 0, INFINITY,
-                        "raise an error when tasks are pending and for this many simulated seconds no task starts or "
-                        "ends and none is computing (a scheduler that never launches them, or reduces holding every "
-                        "slot while waiting for maps, would otherwise run forever); 0 = never"),
+                        "raise an error when tasks are pending and for this many simulated seconds (at least two "
+                        "heartbeat periods) no task starts or ends and none is computing (a scheduler that never "
+                        "launches them, or reduces holding every slot while waiting for maps, would otherwise run "
+                        "forever); 0 = never"),
       ParamSpec::number("sample_interval", 0, 0, 1e9, "> 0: record slot usage every so many seconds (series 'slots')"),
       ParamSpec::boolean("measure_overhead", false,
                          "measure the wall time of every scheduler callback (counters 'scheduler_seconds' and "
@@ -1185,7 +1186,10 @@ void Sim::check_stall() {
     stalled_since_ = now_;
     return;
   }
-  if (opt_.stall_limit > 0 && now_ - stalled_since_ > opt_.stall_limit) {
+  // (at least two heartbeat periods: a scheduler can launch only at a heartbeat, and a period
+  // longer than stall_limit is no stall by itself; mrcp with heartbeat_interval 172,801 s and
+  // its timers in between was reported stalled before any heartbeat came)
+  if (opt_.stall_limit > 0 && now_ - stalled_since_ > std::max(opt_.stall_limit, 2 * hb_interval_)) {
     // an attempt still computing (or a node yet to restart) will change the state: not a stall
     int64_t held = 0;
     for (int32_t i = 0; i < n_nodes(); ++i) {

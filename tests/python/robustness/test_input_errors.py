@@ -88,6 +88,23 @@ def test_yarn_am_heartbeat_beyond_the_stall_limit_is_refused_up_front():
         sl.schedulers.get("yarn", am_heartbeat=1e5)
 
 
+def test_heartbeats_further_apart_than_the_stall_limit_are_no_stall():
+    # found by the fuzz harness of the schedulers written in Python: mrcp with heartbeats 2 days
+    # apart set timers in between, and the run was reported stalled ("made no progress", a
+    # RuntimeError) a day after its last launch, before the next heartbeat could launch anything.
+    # A stall now needs at least two heartbeat periods without progress
+    pytest.importorskip("ortools")
+    jobs = pd.DataFrame({"job_id": range(5), "submit_time": [0.0, 1.0, 1.0, 5.0, 9.0], "user": [0, 1, 0, 1, 2],
+                         "deadline": [50.0, 80.0, np.nan, 100.0, 60.0]})
+    tasks = pd.DataFrame({"job_id": np.repeat(range(5), 4), "work": np.tile([1.0, 3.0, 20.0, 2.0], 5),
+                          "stage": np.tile(["map", "map", "map", "reduce"], 5)})
+    wl = sl.Workload.from_frames(jobs, tasks)
+    cluster = sl.Cluster(4, racks=2, map_slots=2, reduce_slots=1)
+    r = sl.simulate(cluster, wl, sl.schedulers.get("mrcp", max_deterministic_time=0.0), heartbeat_interval=172801.0)
+    assert r.jobs["finish_time"].notna().all()
+    assert r.jobs["finish_time"].max() > 3 * 172801.0 - 1  # its last reduces at the third heartbeat
+
+
 def test_yarn_container_larger_than_any_node_is_refused_up_front():
     jobs = pd.DataFrame({"job_id": [1], "submit_time": [0.0]})
     tasks = pd.DataFrame({"job_id": [1], "work": [1.0], "vcores": [100.0]})
