@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,24 +37,44 @@ ParamValues to_values(const pybind11::dict& d);
 // a moment every 2^20 events), and a KeyboardInterrupt (or whatever the signal handler raised)
 // stops the run and is raised here. `progress`, unless None, is called as progress(events,
 // simulated_time) at the same polling point (with the GIL); an exception it raises stops the run.
-// A run on another thread than the main one sees no signal; cancel_runs() (schedlab._core.
-// cancel_runs, called by a sweep interrupted with Ctrl-C) stops every run that started before it,
-// on any thread, at its next poll, with a KeyboardInterrupt.
+// A run on another thread than the main one sees no signal. schedlab._core.cancel_runs() stops
+// every run that started before it, on any thread, at its next poll, with a KeyboardInterrupt;
+// cancel_runs(scope) only the runs started under that scope: a sweep runs its runs under a
+// scope of its own (set_cancel_scope on the threads that run them, here and on Dask workers), so
+// that a sweep interrupted by Ctrl-C, or ended by an error, stops its runs and nobody else's.
 inline std::atomic<uint64_t>& cancel_generation() {
   static std::atomic<uint64_t> generation{0};
   return generation;
 }
+inline thread_local uint64_t cancel_scope = 0;  // this thread's runs' scope (0: none)
+struct CancelledScopes {
+  std::mutex mutex;
+  std::set<uint64_t> ids;
+  static CancelledScopes& get() {
+    static CancelledScopes scopes;
+    return scopes;
+  }
+  void add(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ids.insert(id);
+  }
+  bool has(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return ids.count(id) != 0;
+  }
+};
 template <class Simulate>
 SimResult run_without_gil(Simulate&& simulate, const pybind11::object& progress = pybind11::none()) {
   SimResult r;
   const uint64_t generation = cancel_generation().load();
+  const uint64_t scope = cancel_scope;
   try {
     pybind11::gil_scoped_release release;
     bool failed = false;
-    InterruptCheck check([&failed, generation] {
+    InterruptCheck check([&failed, generation, scope] {
       pybind11::gil_scoped_acquire gil;
       if (failed || PyErr_CheckSignals() != 0) return true;  // (the handler's exception stays set for below)
-      if (cancel_generation().load() != generation) {
+      if (cancel_generation().load() != generation || (scope != 0 && CancelledScopes::get().has(scope))) {
         PyErr_SetString(PyExc_KeyboardInterrupt, "the run was cancelled (schedlab._core.cancel_runs)");
         return true;
       }
@@ -75,6 +97,14 @@ SimResult run_without_gil(Simulate&& simulate, const pybind11::object& progress 
     throw pybind11::error_already_set();
   }
   return r;
+}
+// Schedulers written in Python: a callback costs microseconds, so the engines' polls (every 2^20
+// events) can be tens of seconds apart (a sweep's fifo_in_python run took 19 s to stop after
+// Ctrl-C). Their trampolines call this at each callback, with the GIL held: every 256th runs the
+// interrupt check of the run (none outside a run: the harness, the gym environments).
+inline void poll_in_callback() {
+  thread_local uint32_t calls = 0;
+  if ((++calls & 255) == 0 && detail::interrupt_check && (*detail::interrupt_check)()) throw Interrupted();
 }
 // Defined in python_scheduler.cpp: the Python scheduler interface of the MapReduce engine.
 void bind_python_scheduler(pybind11::module_& m);

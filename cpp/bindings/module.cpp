@@ -318,8 +318,23 @@ PYBIND11_MODULE(_core, m) {
            py::arg("columns"), py::arg("n_racks"))
       .def_property_readonly("n_nodes", &Cluster::size);
 
-  m.def("cancel_runs", [] { ++bindings::cancel_generation(); },
-        "Stops every simulation running now, on any thread, at its next interrupt poll (KeyboardInterrupt).");
+  m.def(
+      "cancel_runs",
+      [](uint64_t scope) {
+        if (scope == 0) ++bindings::cancel_generation();
+        else bindings::CancelledScopes::get().add(scope);
+      },
+      py::arg("scope") = 0,
+      "Stops the simulations running now, on any thread, at their next interrupt poll (KeyboardInterrupt): "
+      "every one (scope 0), or those started under set_cancel_scope(scope) (and any later under that scope).");
+  m.def(
+      "set_cancel_scope",
+      [](uint64_t scope) {
+        const uint64_t before = bindings::cancel_scope;
+        bindings::cancel_scope = scope;
+        return before;
+      },
+      py::arg("scope"), "Runs started on this thread from now on are cancelled by cancel_runs(scope); returns the scope before.");
   m.def("engines", [] {
     py::list out;
     for (auto& e : engines()) {

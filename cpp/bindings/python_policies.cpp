@@ -181,11 +181,13 @@ class PyWorkerScheduler final : public worker::Scheduler {
   void call(const py::object& f, A... args) {
     if (!f) return;
     py::gil_scoped_acquire gil;
+    poll_in_callback();
     overhead_([&] { f(sim_obj_, args...); });
   }
   template <class R, class... A>
   R ask(const py::object& f, A... args) {
     py::gil_scoped_acquire gil;
+    poll_in_callback();
     return overhead_([&] { return f(sim_obj_, args...).template cast<R>(); });
   }
 
@@ -243,6 +245,7 @@ class PySharePolicy final : public share::Policy {
   }
   double share(const share::Sim&, int32_t user) const override {
     py::gil_scoped_acquire gil;
+    poll_in_callback();
     return overhead_([&] { return share_(sim_obj_, user).cast<double>(); });
   }
   share::Placement placement() const override { return placement_; }

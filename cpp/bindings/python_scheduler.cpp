@@ -142,6 +142,7 @@ class PythonScheduler final : public mr::Scheduler {
   void call(const py::object& f, A... args) {
     if (!f) return;
     py::gil_scoped_acquire gil;
+    poll_in_callback();
     f(sim_obj_, args...);
   }
 

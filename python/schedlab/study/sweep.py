@@ -310,13 +310,32 @@ def _progress(total, initial, enabled):
     return _Quiet()
 
 
+def _new_scope() -> int:
+    """A cancellation scope for one sweep's runs: random, so that it differs from every other
+    sweep's, in this process and on the Dask workers it shares with other clients."""
+    import secrets
+    return secrets.randbits(62) + 1
+
+
+def _execute_in_scope(scope, *args):
+    """execute(*args) under the sweep's cancellation scope: _core.cancel_runs(scope) stops it."""
+    from .. import _core
+    before = _core.set_cancel_scope(scope)
+    try:
+        return execute(*args)
+    finally:
+        _core.set_cancel_scope(before)
+
+
 def _run_local(todo, want_tasks, workers, on_done):
-    if workers <= 1:
+    if workers <= 1:  # (on the calling thread: Ctrl-C reaches the run itself)
         for run in todo:
             on_done(run, execute(run.scheduler, run.cluster, run.workload, run.seed, run.options, want_tasks))
         return
+    scope = _new_scope()
     with cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="schedlab-sweep") as ex:
-        futures = {ex.submit(execute, r.scheduler, r.cluster, r.workload, r.seed, r.options, want_tasks): r
+        futures = {ex.submit(_execute_in_scope, scope, r.scheduler, r.cluster, r.workload, r.seed, r.options,
+                             want_tasks): r
                    for r in todo}
         try:
             for fut in cf.as_completed(futures):
@@ -325,9 +344,10 @@ def _run_local(todo, want_tasks, workers, on_done):
             for f in futures:
                 f.cancel()
             # runs already going on the pool's threads see no signal: stop them too, so that
-            # Ctrl-C ends the sweep within a poll of the engines (runs recorded so far are kept)
-            from .. import _core
-            _core.cancel_runs()
+            # Ctrl-C (or a run's error) ends the sweep within a poll of the engines, before the
+            # pool is shut down (runs recorded so far are kept). Only this sweep's runs: runs
+            # of other threads of the process go on, as Python threads do under Ctrl-C
+            _cancel_runs(scope)
             raise
 
 
@@ -340,9 +360,10 @@ def _run_dask(todo, want_tasks, client, on_done):
             if id(obj) not in shipped:
                 shipped[id(obj)] = client.scatter(obj, broadcast=False, hash=False)
     futures = {}
+    scope = _new_scope()
     for r in todo:
-        f = client.submit(_execute_on_worker, r.scheduler, shipped[id(r.cluster)], shipped[id(r.workload)], r.seed, r.options,
-                          want_tasks, pure=False, key=f"schedlab-run-{r.index}-{r.key}")
+        f = client.submit(_execute_on_worker, scope, r.scheduler, shipped[id(r.cluster)], shipped[id(r.workload)], r.seed,
+                          r.options, want_tasks, pure=False, key=f"schedlab-run-{r.index}-{r.key}")
         futures[f.key] = (f, r)
     try:
         for f in as_completed([f for f, _ in futures.values()]):
@@ -350,30 +371,31 @@ def _run_dask(todo, want_tasks, client, on_done):
     except BaseException:
         client.cancel([f for f, _ in futures.values()])
         # cancelling a future does not stop a run a worker has started: every worker process
-        # cancels its runs going (and so does this one, for in-process threaded workers)
+        # cancels this sweep's runs going there (and so does this one, for in-process threaded
+        # workers); other clients' runs on the same workers go on
         try:
-            client.run(_cancel_runs)
+            client.run(_cancel_runs, scope)
         except Exception:  # a cluster already gone has nothing left running
             pass
-        _cancel_runs()
+        _cancel_runs(scope)
         raise
 
 
-def _cancel_runs():
-    """Stops the runs going in this process (on a Dask worker: the sweep's runs there)."""
+def _cancel_runs(scope):
+    """Stops the runs of the sweep ``scope`` going in this process (on a Dask worker: those there)."""
     from .. import _core
-    _core.cancel_runs()
+    _core.cancel_runs(scope)
 
 
 class RunCancelled(RuntimeError):
     """A run on a Dask worker stopped by an interrupted sweep."""
 
 
-def _execute_on_worker(*args):
+def _execute_on_worker(scope, *args):
     # a cancelled run raises KeyboardInterrupt; escaping a Dask worker's thread it would leave
     # the worker unable to run anything else: it ends as an ordinary task error instead
     try:
-        return execute(*args)
+        return _execute_in_scope(scope, *args)
     except KeyboardInterrupt as e:
         raise RunCancelled(str(e)) from None
 

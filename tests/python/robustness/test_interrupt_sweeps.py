@@ -1,6 +1,7 @@
 """Ctrl-C stops a sweep on threads (runs already going on the pool's threads, which see no
-signal, are cancelled through schedlab._core.cancel_runs), a sweep on a Dask cluster (the runs
-its worker processes started are cancelled too) and a single long worker-engine job;
+signal, are cancelled through schedlab._core.cancel_runs with the sweep's scope), a sweep on a
+Dask cluster (the runs its worker processes started are cancelled too), a sweep of a scheduler
+written in Python, and a single long worker-engine job;
 the results store stays readable and holds the runs that finished. Each case runs in a child
 process that sends itself SIGINT; the parent's timeout only guards against a hang."""
 import os
@@ -134,3 +135,92 @@ def test_sigint_stops_a_dask_sweep_and_the_runs_on_its_workers(tmp_path):
                           timeout=300, env=env, cwd=tmp_path)
     lines = done.stdout.split("\n")
     assert lines[:3] == ["interrupted", "stored 1 1", "worker free 3"], done.stdout + done.stderr
+
+
+SLOW_PYTHON_SWEEP = textwrap.dedent("""
+    import os, signal, sys, threading, time
+    import pandas as pd
+    import schedlab as sl
+
+    class Slow(sl.Scheduler):
+        # a scheduler written in Python whose heartbeats take 2 ms: the engine's own poll, every
+        # 2^20 events, would come after more than half an hour
+        name = "slow_fifo"
+
+        def on_heartbeat(self, sim, node):
+            time.sleep(0.002)
+            for job in sim.active_jobs():
+                while sim.free_slots(node, sl.MAP) > 0 and (t := sim.find_map(job, node)) >= 0:
+                    sim.launch(t, node)
+
+    store = sys.argv[1]
+    quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
+                                    pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
+    endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
+                                      pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
+
+    def interrupt_once_the_quick_run_is_stored():
+        for _ in range(600):
+            if os.path.isdir(store) and sl.store.Store(store).keys():
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_once_the_quick_run_is_stored, daemon=True).start()
+    try:
+        sl.sweep([Slow()], {"nodes": [4]}, {"quick": quick, "endless": endless}, seeds=[0],
+                 options={"max_events": float("inf"), "max_memory": float("inf")}, store=store, workers=2,
+                 progress=False)
+    except KeyboardInterrupt:
+        print("interrupted")
+    st = sl.store.Store(store)
+    print("stored", len(st.keys()), len(st.table()))
+""")
+
+
+def test_sigint_stops_a_sweep_of_a_scheduler_written_in_python(tmp_path):
+    # its callbacks poll for the cancellation (every 256): before, the endless run went on until
+    # the engine's next poll, 2^20 events later (here hours; 19 s for a plain Python FIFO)
+    done = subprocess.run([sys.executable, "-c", SLOW_PYTHON_SWEEP, str(tmp_path / "store")], capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["interrupted", "stored 1 1"], done.stdout + done.stderr
+
+
+def test_cancelling_a_scope_stops_its_runs_only():
+    # a sweep cancels its own runs (its scope) when Ctrl-C or an error ends it: a simulation of
+    # another thread of the process goes on until it is cancelled by itself
+    import threading
+
+    import pandas as pd
+
+    from schedlab import _core
+    endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
+                                      pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}))
+    outcome = {}
+
+    def run(name, scope):
+        _core.set_cancel_scope(scope)
+        try:
+            sl.simulate(sl.Cluster(4, map_slots=1, reduce_slots=1), endless, "fair", max_events=float("inf"),
+                        max_memory=float("inf"), progress=False)
+            outcome[name] = "ended"
+        except KeyboardInterrupt as e:
+            outcome[name] = str(e)
+
+    ours = threading.Thread(target=run, args=("ours", 12345))
+    other = threading.Thread(target=run, args=("other", 0))
+    ours.start()
+    other.start()
+    try:
+        ours.join(0.5)
+        _core.cancel_runs(12345)
+        ours.join(60)
+        assert not ours.is_alive() and outcome["ours"] == "the run was cancelled (schedlab._core.cancel_runs)"
+        other.join(0.5)
+        assert other.is_alive() and "other" not in outcome
+    finally:
+        _core.cancel_runs()  # every run of the process
+        other.join(60)
+    assert outcome["other"] == "the run was cancelled (schedlab._core.cancel_runs)"
