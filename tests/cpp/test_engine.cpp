@@ -193,6 +193,23 @@ TEST(Random, BelowKeepsTheRejectionStream) {
   }
 }
 
+// The same when the bound changes from draw to draw (below() keeps its multiplier for the last n).
+TEST(Random, BelowWithChangingBounds) {
+  const uint64_t bounds[] = {15000, 2, 12450, 15000, uint64_t(1) << 63, 3, 3, 2550, UINT64_MAX, 1, 7};
+  Random fast(5, 1), raw(5, 1);
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t n = bounds[i % 11] + uint64_t(i % 7 == 0 ? i : 0);
+    uint64_t want = 0;
+    if (n > 1) {
+      const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+      uint64_t r;
+      do { r = raw.next_u64(); } while (r >= limit);
+      want = r % n;
+    }
+    ASSERT_EQ(fast.below(n), want) << "n = " << n << ", draw " << i;
+  }
+}
+
 TEST(Random, RangesAndMeans) {
   Random r(7);
   double sum = 0, esum = 0;

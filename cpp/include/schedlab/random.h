@@ -43,12 +43,20 @@ class Random {
 
   // Uniform integer on [0, n), unbiased: a draw r is rejected when it falls in the last block
   // of n values of the 64-bit range (r >= UINT64_MAX - UINT64_MAX % n), else r % n. The test is
-  // made on r's block start r - r % n, past UINT64_MAX - n exactly for that block: one division.
+  // made on r's block start r - r % n, past UINT64_MAX - n exactly for that block. r % n is
+  // computed by multiplications instead of a division (Lemire, Kaser and Kurz, "Faster remainder
+  // by direct computation", Software: Practice and Experience 49(6), 2019: with c = ceil(2^128 / n),
+  // r % n is the high 64 bits of ((c * r) mod 2^128) * n, exactly, for every 64-bit r and n);
+  // c is kept for the last n asked (callers draw many values below the same n in a row).
   uint64_t below(uint64_t n) {
     if (n <= 1) return 0;
+    if (n != mod_n_) {
+      mod_n_ = n;
+      mod_c_ = ~U128(0) / n + 1;
+    }
     for (;;) {
       const uint64_t r = next_u64();
-      const uint64_t m = r % n;
+      const uint64_t m = remainder(r, n);
       if (r - m <= UINT64_MAX - n) return m;
     }
   }
@@ -72,7 +80,17 @@ class Random {
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  __extension__ typedef unsigned __int128 U128;
+  // r % mod_n_ from mod_c_ (see below())
+  uint64_t remainder(uint64_t r, uint64_t n) const {
+    const U128 low = mod_c_ * r;  // mod 2^128
+    const U128 bottom = (static_cast<U128>(static_cast<uint64_t>(low)) * n) >> 64;
+    const U128 top = static_cast<U128>(static_cast<uint64_t>(low >> 64)) * n;
+    return static_cast<uint64_t>((bottom + top) >> 64);
+  }
   uint64_t s_[4];
+  uint64_t mod_n_ = 0;  // the divisor of the last below(), 0 if none yet
+  U128 mod_c_ = 0;
 };
 
 }  // namespace schedlab
