@@ -6,6 +6,7 @@
 #include <map>
 
 #include "schedlab/event_queue.h"
+#include "schedlab/mapreduce.h"
 #include "schedlab/params.h"
 #include "schedlab/random.h"
 #include "schedlab/registry.h"
@@ -457,4 +458,45 @@ TEST(SlotAccounting, NeverOverCommitted) {
     EXPECT_EQ(succeeded, w.n_tasks()) << name;
     for (size_t j = 0; j < w.n_jobs(); ++j) EXPECT_FALSE(std::isnan(r.job_finish[j])) << name;
   }
+}
+
+// A sleeping node's heartbeat times, found by whole binades at once, are exactly the sums the engine
+// would have computed one interval at a time (rounding ties included).
+TEST(HeartbeatChain, MatchesStepByStepSums) {
+  Random rng(7, 0);
+  const double intervals[] = {1.0, 0.3, 0.7, 3.0, 0.1, 1.0 / 3.0, 0.5 + 0x1p-40, 10.0, 0.25};
+  for (double interval : intervals) {
+    for (int trial = 0; trial < 40; ++trial) {
+      double c = trial == 0 ? 0.0 : rng.uniform() * std::pow(10.0, double(rng.below(8)));
+      const double target = c + rng.uniform() * interval * std::pow(10.0, double(rng.below(6)));
+      double x = c;
+      uint64_t n = 0;
+      while (x < target) { x += interval; ++n; }
+      uint64_t steps = 0;
+      EXPECT_EQ(mr::heartbeat_chain(c, interval, target, UINT64_MAX, steps), x) << c << " " << interval << " " << target;
+      EXPECT_EQ(steps, n);
+      // and by a number of steps
+      const uint64_t k = n / 2 + 1;
+      double y = c;
+      for (uint64_t i = 0; i < k; ++i) y += interval;
+      EXPECT_EQ(mr::heartbeat_chain(c, interval, INFINITY, k, steps), y);
+      EXPECT_EQ(steps, k);
+    }
+  }
+}
+
+// push_at_seq: an event put between two pushes' sequence numbers fires between them at equal times.
+TEST(EventQueue, PushAtSeqOrdersAmongSimultaneousEvents) {
+  EventQueue q;
+  q.set_seq_stride(8);
+  const uint64_t first = q.next_seq();
+  q.push(5.0, 1);
+  const uint64_t second = q.next_seq();
+  q.push(5.0, 2);
+  q.push_at_seq(5.0, second - 8 + 1, 3);  // after the first push, before the second
+  q.push_at_seq(5.0, first - 8 + 1, 4);   // before both
+  std::vector<uint32_t> order;
+  while (!q.empty()) order.push_back(q.pop().kind);
+  EXPECT_EQ(order, (std::vector<uint32_t>{4, 1, 3, 2}));
+  EXPECT_EQ(q.pushed(), 2u);
 }

@@ -13,8 +13,14 @@
 using namespace schedlab;
 
 namespace {
-// a task of 10^12 s: heartbeats (mapreduce) or periodic windows and samples go on for ever
+// a task of 10^12 s: heartbeats (mapreduce, with a speculator: without, the nodes sleep while
+// nothing is pending) or periodic windows and samples go on for ever
 Workload endless() { return worker_test::make_workload({{0.0, {1e12}}, {1.0, {1.0}}}); }
+ParamValues heartbeating() {
+  ParamValues o;
+  o.strings["speculation"] = "hadoop";
+  return o;
+}
 }  // namespace
 
 TEST(Interrupt, EveryEngineStopsWhenTheCheckSaysSo) {
@@ -25,7 +31,9 @@ TEST(Interrupt, EveryEngineStopsWhenTheCheckSaysSo) {
   for (const char* s : {"fifo", "fair", "sparrow", "eagle", "drf"}) {
     int calls = 0;
     InterruptCheck check([&] { return ++calls == 3; });
-    EXPECT_THROW(worker_test::run_named(c, w, s, {}, std::string(s) == "drf" ? share_opts : ParamValues{}), Interrupted)
+    const std::string name = s;
+    const ParamValues o = name == "drf" ? share_opts : name == "fifo" || name == "fair" ? heartbeating() : ParamValues{};
+    EXPECT_THROW(worker_test::run_named(c, w, s, {}, o), Interrupted)
         << s;
     EXPECT_EQ(calls, 3) << s;  // polled at 2^20, 2^21 and 3 x 2^20 events
   }
@@ -34,7 +42,7 @@ TEST(Interrupt, EveryEngineStopsWhenTheCheckSaysSo) {
 TEST(Interrupt, WithoutACheckARunGoesOnAndChecksNest) {
   const Cluster c = Cluster::uniform(4, 1, 1, 1);
   const Workload w = endless();
-  ParamValues o;
+  ParamValues o = heartbeating();
   o.numbers["heartbeat_interval"] = 1.0;
   o.numbers["time_limit"] = 4e5;  // 1.6 M heartbeats: past the first poll
   const SimResult plain = worker_test::run_named(c, w, "fifo", {}, o);
@@ -59,7 +67,7 @@ TEST(Interrupt, WithoutACheckARunGoesOnAndChecksNest) {
 TEST(Interrupt, ProgressIsReportedAtThePollingPointWithTheSimulatedTime) {
   const Cluster c = Cluster::uniform(4, 1, 1, 1);
   const Workload w = endless();
-  ParamValues o;
+  ParamValues o = heartbeating();
   o.numbers["heartbeat_interval"] = 1.0;
   o.numbers["time_limit"] = 4e5;
   std::vector<std::pair<uint64_t, double>> reports;

@@ -20,19 +20,31 @@ struct Event {
 class EventQueue {
  public:
   void push(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    push_slot(Slot{order_bits(time), next_seq_++, kind, a, b});
+    push_slot(Slot{order_bits(time), take_seq(), kind, a, b});
   }
+  // Sequence numbers step by `stride` (a power of two, set before the first push; default 1),
+  // leaving stride - 1 free numbers before each one: push_at_seq() puts an event there, ordered
+  // among simultaneous events as if it had been pushed between two earlier pushes (the
+  // MapReduce engine's sleeping heartbeats, woken where they would have been pushed).
+  void set_seq_stride(uint64_t stride) { stride_ = next_seq_ = first_seq_ = stride; }
+  uint64_t seq_stride() const { return stride_; }
+  uint64_t next_seq() const { return next_seq_; }  // the sequence number of the next push
+  void push_at_seq(double time, uint64_t seq, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
+    push_slot(Slot{order_bits(time), seq, kind, a, b});
+  }
+  // Makes the next push's number a fresh stride ahead (numbers in between stay unused).
+  void skip_seq() { next_seq_ += stride_; }
   // Like push(), but among events at the same time a lower `order` fires first (then creation
   // order). Lets an engine fix the relative order of its event classes at equal times; an
   // engine should use either this or push() for all its events.
   void push_ordered(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    push_slot(Slot{order_bits(time), (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b});
+    push_slot(Slot{order_bits(time), (static_cast<uint64_t>(order) << 56) | take_seq(), kind, a, b});
   }
   // Like push(), for an event no earlier than every event pushed this way before (e.g. periodic
   // heartbeats, each pushed one interval after the one firing): such events need no heap, only
   // a FIFO lane that pop() merges with the heap by (time, sequence). The order is push()'s.
   void push_later(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    const Slot s{order_bits(time), next_seq_++, kind, a, b};
+    const Slot s{order_bits(time), take_seq(), kind, a, b};
     if (lane_size_ > 0 && s.when < lane_at(lane_size_ - 1).when) {
       push_slot(s);  // not in order after all: the heap keeps it right
       return;
@@ -45,7 +57,7 @@ class EventQueue {
   // a fixed delay after the current time). One that is earlier goes to the heap, so the order is
   // push_ordered()'s in every case.
   void push_ordered_later(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    const Slot s{order_bits(time), (static_cast<uint64_t>(order) << 56) | next_seq_++, kind, a, b};
+    const Slot s{order_bits(time), (static_cast<uint64_t>(order) << 56) | take_seq(), kind, a, b};
     if (lane_size_ > 0 && key(s) < key(lane_at(lane_size_ - 1))) {
       push_slot(s);
       return;
@@ -107,8 +119,8 @@ class EventQueue {
     return event(s);
   }
   void reserve(size_t n) { heap_.reserve(n); }
-  void clear() { heap_.clear(); lane_.clear(); lane_head_ = lane_size_ = 0; next_seq_ = 0; }
-  uint64_t pushed() const { return next_seq_; }  // events pushed so far
+  void clear() { heap_.clear(); lane_.clear(); lane_head_ = lane_size_ = 0; next_seq_ = first_seq_; }
+  uint64_t pushed() const { return (next_seq_ - first_seq_) / stride_; }  // events pushed so far (and skip_seq's)
 
  private:
   // An event as queued: its time as an unsigned integer of the same order (see order_bits), so
@@ -189,9 +201,15 @@ class EventQueue {
     lane_.swap(wider);
     lane_head_ = 0;
   }
+  uint64_t take_seq() {
+    const uint64_t s = next_seq_;
+    next_seq_ += stride_;
+    return s;
+  }
   std::vector<Slot> lane_;
   size_t lane_head_ = 0, lane_size_ = 0;
   uint64_t next_seq_ = 0;
+  uint64_t stride_ = 1, first_seq_ = 0;
 };
 
 }  // namespace schedlab

@@ -70,6 +70,11 @@ struct Fault {
 // the run's seed. Throws std::invalid_argument naming the item.
 std::vector<Fault> parse_faults(const std::string& text, int32_t n_nodes, uint64_t seed);
 
+// A node's heartbeat times: c, c + interval, ... each sum rounded as the engine adds them. Returns
+// the first of them that is >= `at_or_after`, or the one `max_steps` steps after c if that comes
+// first, and the steps taken in `steps`; in O(binades crossed) rather than O(steps).
+double heartbeat_chain(double c, double interval, double at_or_after, uint64_t max_steps, uint64_t& steps);
+
 struct Options {
   double heartbeat_interval = -1;  // seconds; < 0 = Hadoop 1's max(1 s * ceil(nodes/100), 0.3 s)
   bool out_of_band_heartbeat = false;  // a node also heartbeats as soon as a task ends on it
@@ -186,6 +191,11 @@ class Scheduler {
   // Runs one of its periodic actions now, by name (the harness drives them as Hadoop's tests do,
   // e.g. fair's "update" and "preempt"); false if it has no such action.
   virtual bool act(Sim&, const std::string& /*action*/) { return false; }
+  // Whether a heartbeat that begins with no task pending anywhere, after another such heartbeat,
+  // changes nothing that a later decision or the results read (it can launch nothing and keeps
+  // no per-heartbeat state that matters). Then, while nothing is pending, the engine lets nodes
+  // sleep instead of heartbeating (see Sim::heartbeat); false (the default) keeps every heartbeat.
+  virtual bool quiet_without_pending() const { return false; }
 };
 
 // A speculative-execution policy, composable with every scheduler: the engine calls it around the
@@ -422,6 +432,8 @@ class Sim {
   void arrive(int32_t job);         // its submit_time has come: submit it unless a parent is unfinished
   void release_children(int32_t job);  // `job` finished: submit the children it was the last parent of
   void heartbeat(int32_t node);
+  void step(const Event& e);  // one event of run() or resume()
+  void wake_sleeping(int32_t node);
   void offer(int32_t node);  // a heartbeat's calls: speculator, scheduler, speculator
   void process(const Event& e);
   void attempt_end(int64_t a);
@@ -592,6 +604,52 @@ class Sim {
   std::vector<double> free_vcores_, free_mem_;
   std::vector<uint8_t> parked_;
   std::vector<double> hb_phase_;
+  // Sleeping heartbeats: while nothing is pending (and the scheduler is quiet_without_pending, no
+  // speculator, no fault to come), a node whose heartbeat found nothing pending stops; the
+  // heartbeats it skips would have changed nothing. When something becomes pending, it is woken
+  // at the heartbeat of its own chain that the run would have reached next, with the sequence
+  // number that heartbeat would have had (so it fires in the same order among simultaneous
+  // events), found from a log of the events processed while some node sleeps: their time,
+  // sequence number and the queue's next sequence number before each. If the cluster went idle
+  // meanwhile, a heartbeat it skipped would have parked it: it resumes as a parked node does.
+  struct LogEntry {
+    double time;
+    uint64_t seq;
+    uint64_t counter;
+  };
+  // Entries are numbered from the first of a sleep; log_ holds those from log_base_ on (older ones
+  // are dropped once no sleeping node needs them: compact_log).
+  std::vector<LogEntry> log_;
+  int64_t log_base_ = 0;
+  const LogEntry& entry(int64_t k) const { return log_[size_t(k - log_base_)]; }
+  size_t log_compact_at_ = 4096;
+  // Per sleeping node, its anchor: a heartbeat (its last real one, or a skipped one) whose time it
+  // has and the gap its successor was pushed in (the entry number before whose own pushes it was).
+  std::vector<uint8_t> sleeping_;
+  std::vector<double> anchor_time_;
+  std::vector<int64_t> anchor_gap_;
+  std::vector<uint8_t> anchor_skipped_;
+  int64_t n_sleeping_ = 0;
+  int64_t idle_entry_ = -1;  // the log entry after which nothing ran or waited, or -1
+  struct Skipped {          // a skipped heartbeat: its number on the node's chain, time and position
+    uint64_t j;
+    double time;
+    int64_t position;       // the number of logged events processed before it
+  };
+  Skipped last_skipped(int32_t node, int64_t w);  // the last one processed before log entry w (j = 0: none)
+  void compact_log();
+  void clear_log();
+  bool may_sleep_ = false;   // set by start()
+  int64_t fault_events_left_ = 0;
+  uint64_t cur_seq_ = 0, cur_counter_ = 0;  // the event being processed: its sequence, the queue's next before it
+  struct Woken {
+    int32_t node;
+    double time;
+    int64_t gap;  // pushed between the sequence numbers of log entries gap - 1 and gap
+    double parent_time;
+    uint8_t parent_virtual;
+  };
+  std::vector<Woken> woken_;
   uint64_t heartbeats_ = 0, oob_heartbeats_ = 0;
   int32_t total_cap_[2] = {0, 0};
   int64_t total_pending_[2] = {0, 0};

@@ -13,6 +13,10 @@
 // Heartbeats: node i first reports at interval * i / n, then every interval, as Hadoop 1
 // TaskTrackers do. When nothing is pending or running anywhere, nodes stop heartbeating and
 // resume on their own grid when work arrives: the schedule is unchanged, idle time is free.
+// Likewise, while no task is pending (and the scheduler's heartbeats then change nothing, no
+// speculator, no fault to come), a node sleeps after such a heartbeat and is woken, when something
+// becomes pending, at the heartbeat of its own chain the run would have reached, in the order it
+// would have had among simultaneous events (Sim::wake_sleeping): long tasks cost no heartbeats.
 #include "schedlab/interrupt.h"
 #include "schedlab/mapreduce.h"
 #include "schedlab/speculation.h"
@@ -175,6 +179,49 @@ std::vector<Fault> parse_faults(const std::string& text, int32_t n_nodes, uint64
     }
   }
   return out;
+}
+
+double heartbeat_chain(double c, double interval, double at_or_after, uint64_t max_steps, uint64_t& steps) {
+  // In a binade [2^(e-1), 2^e) the sums are multiples of its ulp u, and c + interval rounds to
+  // c + round(interval / u) u: the same step every time, except when interval / u lies halfway
+  // between two integers, where the tie goes to the even sum -- and then too every step after the
+  // first is the same (if the first went to the odd side's neighbour, so do all later ones). So
+  // after one step, the points of a binade are n1 + j s, exact, until the next binade.
+  steps = 0;
+  while (c < at_or_after && steps < max_steps) {
+    const double n1 = c + interval;
+    ++steps;
+    if (n1 >= at_or_after || steps == max_steps) return n1;
+    const double n2 = n1 + interval;
+    int e = 0;
+    std::frexp(c, &e);
+    const double top = std::ldexp(1.0, e);  // the binade of c ends here
+    if (!(c >= std::numeric_limits<double>::min()) || !(n2 < top) || !(n1 < n2)) {
+      c = n1;
+      continue;
+    }
+    const double s = n2 - n1;  // (exact: multiples of u below 2^e)
+    // the last point of the binade reached by steps of s: n1 + jmax s < top
+    double jm = std::floor((top - n1) / s);
+    while (jm > 1 && n1 + jm * s >= top) jm -= 1;
+    while (n1 + (jm + 1) * s < top) jm += 1;
+    const uint64_t left = max_steps - steps;  // steps still allowed after n1
+    // the first point at or after the target, if it lies in the binade
+    double j = std::ceil((at_or_after - n1) / s);
+    if (!(j >= 1)) j = 1;
+    if (j <= jm) {
+      while (j > 1 && n1 + (j - 1) * s >= at_or_after) j -= 1;
+      while (j < jm && n1 + j * s < at_or_after) j += 1;
+    }
+    if (j <= jm && n1 + j * s >= at_or_after && j <= double(left)) {
+      steps += uint64_t(j);
+      return n1 + j * s;
+    }
+    const double jump = std::min(jm, double(left));
+    steps += uint64_t(jump);
+    c = n1 + jump * s;
+  }
+  return c;
 }
 
 void register_scheduler(SchedulerInfo info, SchedulerFactory factory) {
@@ -970,7 +1017,11 @@ void Sim::crash(int32_t node, double restart_after) {
   const double restart_at = now_ + restart_after;
   detect_pending_[node] = 1;
   events_q_.push(std::min(now_ + opt_.detection_delay, restart_at), kDetect, static_cast<uint32_t>(node));
-  if (std::isfinite(restart_at)) events_q_.push(restart_at, kRestart, static_cast<uint32_t>(node));
+  ++fault_events_left_;
+  if (std::isfinite(restart_at)) {
+    events_q_.push(restart_at, kRestart, static_cast<uint32_t>(node));
+    ++fault_events_left_;
+  }
 }
 
 void Sim::detect(int32_t node) {
@@ -1145,7 +1196,30 @@ void Sim::submit(int32_t j) {
 }
 
 void Sim::wake_parked_nodes() {
-  if (n_parked_ == 0 || opt_.driven) return;  // (driven: the caller makes nodes heartbeat)
+  if ((n_parked_ == 0 && n_sleeping_ == 0) || opt_.driven) return;  // (driven: the caller makes nodes heartbeat)
+  if (n_sleeping_ > 0) {
+    woken_.clear();
+    for (int32_t i = 0; i < n_nodes(); ++i)
+      if (sleeping_[size_t(i)]) wake_sleeping(i);
+    // the heartbeats woken into one gap between sequence numbers, in the order they were pushed:
+    // by their (skipped) predecessors' order -- time, a real heartbeat before skipped ones
+    std::sort(woken_.begin(), woken_.end(), [](const Woken& x, const Woken& y) {
+      if (x.gap != y.gap) return x.gap < y.gap;
+      if (x.parent_time != y.parent_time) return x.parent_time < y.parent_time;
+      if (x.parent_virtual != y.parent_virtual) return x.parent_virtual < y.parent_virtual;
+      return x.node < y.node;
+    });
+    const uint64_t stride = events_q_.seq_stride();
+    for (size_t k = 0, rank = 0; k < woken_.size(); ++k) {
+      rank = k > 0 && woken_[k].gap == woken_[k - 1].gap ? rank + 1 : 0;
+      const int64_t g = woken_[k].gap;
+      const uint64_t before = g < log_base_ + int64_t(log_.size()) ? entry(g).counter : events_q_.next_seq();
+      events_q_.push_at_seq(woken_[k].time, before - stride + 1 + rank, kHeartbeat, static_cast<uint32_t>(woken_[k].node));
+    }
+    if (!woken_.empty()) events_q_.skip_seq();  // (later gaps never meet these numbers)
+    n_sleeping_ = 0;
+    clear_log();
+  }
   for (int32_t i = 0; i < n_nodes(); ++i) {
     if (!parked_[i]) continue;
     parked_[i] = 0;
@@ -1155,6 +1229,115 @@ void Sim::wake_parked_nodes() {
     events_q_.push(std::max(t, now_), kHeartbeat, static_cast<uint32_t>(i));
   }
   n_parked_ = 0;
+}
+
+// The last heartbeat of node's chain that the run would have processed, skipped, before log entry
+// w (inclusive), and its position among the logged events.
+Sim::Skipped Sim::last_skipped(int32_t node, int64_t w) {
+  const double c0 = anchor_time_[size_t(node)], interval = hb_interval_;
+  const int64_t g0 = anchor_gap_[size_t(node)];
+  const int64_t end = log_base_ + int64_t(log_.size());
+  auto counter_at = [&](int64_t g) { return g < end ? entry(g).counter : events_q_.next_seq(); };
+  auto entries_at = [&](double t) {
+    auto lo = std::lower_bound(log_.begin(), log_.end(), t, [](const LogEntry& x, double v) { return x.time < v; });
+    auto hi = std::upper_bound(lo, log_.end(), t, [](double v, const LogEntry& x) { return v < x.time; });
+    return std::pair<int64_t, int64_t>{log_base_ + (lo - log_.begin()), log_base_ + (hi - log_.begin())};
+  };
+  // a skipped heartbeat at time t pushed in gap g comes after the events at t pushed before g
+  // (they are in the log in sequence order)
+  auto position = [&](double t, int64_t g) {
+    const auto [lo, hi] = entries_at(t);
+    if (lo == hi) return lo;
+    const uint64_t before = counter_at(g);
+    const auto first = log_.begin() + (lo - log_base_), last = log_.begin() + (hi - log_base_);
+    return log_base_ + int64_t(std::partition_point(first, last, [&](const LogEntry& x) { return x.seq < before; }) - log_.begin());
+  };
+  // the position of the j-th skipped heartbeat (j >= 1): its gap is its predecessor's position
+  // (the anchor's gap for the first). Only events at exactly the predecessors' times make that
+  // matter: they are followed back as far as needed.
+  auto position_of = [&](uint64_t j) {
+    for (uint64_t depth = 4;; depth *= 4) {
+      const uint64_t a = j > depth ? j - depth : 1;
+      uint64_t taken = 0;
+      double c = a == 1 ? c0 : heartbeat_chain(c0, interval, INFINITY, a - 1, taken);
+      int64_t g_lo = g0, g_hi = g0;
+      if (a > 1) std::tie(g_lo, g_hi) = entries_at(c);
+      int64_t p = 0;
+      bool exact = true;
+      for (uint64_t k = a; k <= j; ++k) {
+        c = c + interval;
+        p = position(c, g_lo);
+        if (g_hi != g_lo && position(c, g_hi) != p) { exact = false; break; }
+        g_lo = g_hi = p;
+      }
+      if (exact) return Skipped{j, c, p};
+    }
+  };
+  const double t_w = entry(w).time;
+  uint64_t q = 0;
+  double cq = heartbeat_chain(c0, interval, t_w, UINT64_MAX, q);
+  if (q == 0) { cq = c0 + interval; q = 1; }  // (the anchor is at t_w)
+  if (cq == t_w) {
+    const Skipped s = position_of(q);
+    if (s.position <= w) return s;
+  }
+  if (q == 1) return Skipped{0, c0, g0};
+  return position_of(q - 1);
+}
+
+// The node wakes where its chain of skipped heartbeats stands as the current event (the log's last
+// entry) makes something pending: at the next heartbeat the run would process, in the gap of
+// sequence numbers it would have been pushed in; or parked, if a skipped one found the cluster idle.
+void Sim::wake_sleeping(int32_t node) {
+  sleeping_[size_t(node)] = 0;
+  const int64_t w = log_base_ + int64_t(log_.size()) - 1;
+  const Skipped s = last_skipped(node, w);
+  if (s.j > 0 && idle_entry_ >= 0 && s.position >= idle_entry_ + 1) {
+    parked_[size_t(node)] = 1;
+    ++n_parked_;
+    return;
+  }
+  const double at = s.time + hb_interval_;
+  const int64_t gap = s.j > 0 ? s.position : anchor_gap_[size_t(node)];
+  woken_.push_back({node, at, gap, s.time, uint8_t(s.j > 0 ? 1 : anchor_skipped_[size_t(node)])});
+}
+
+void Sim::clear_log() {
+  log_base_ += int64_t(log_.size());
+  log_.clear();
+  idle_entry_ = -1;
+  log_compact_at_ = 4096;
+}
+
+// The log has grown: every sleeping node moves its anchor to its last skipped heartbeat (parked if
+// that one found the cluster idle), and the entries before the earliest anchor go.
+void Sim::compact_log() {
+  const int64_t w = log_base_ + int64_t(log_.size()) - 1;
+  int64_t keep = w + 1;
+  for (int32_t i = 0; i < n_nodes(); ++i) {
+    if (!sleeping_[size_t(i)]) continue;
+    const Skipped s = last_skipped(i, w);
+    if (s.j > 0) {
+      if (idle_entry_ >= 0 && s.position >= idle_entry_ + 1) {
+        sleeping_[size_t(i)] = 0;
+        --n_sleeping_;
+        parked_[size_t(i)] = 1;
+        ++n_parked_;
+        continue;
+      }
+      anchor_time_[size_t(i)] = s.time;
+      anchor_gap_[size_t(i)] = s.position;
+      anchor_skipped_[size_t(i)] = 1;
+    }
+    keep = std::min(keep, anchor_gap_[size_t(i)]);
+  }
+  if (n_sleeping_ == 0) return clear_log();
+  const int64_t drop = keep - log_base_;
+  if (drop > 0) {
+    log_.erase(log_.begin(), log_.begin() + drop);
+    log_base_ = keep;
+  }
+  log_compact_at_ = std::max<size_t>(4096, 2 * log_.size());
 }
 
 void Sim::heartbeat(int32_t node) {
@@ -1169,8 +1352,24 @@ void Sim::heartbeat(int32_t node) {
   }
   // pending work and no map running: either nothing runs, or only reduces that may be waiting
   // in their copy phase for maps that can no longer start (a deadlock a scheduler can cause)
-  if (total_pending_[0] + total_pending_[1] > 0 && total_running_[kMap] == 0) check_stall();
+  const bool none_pending = total_pending_[0] + total_pending_[1] == 0;
+  if (!none_pending && total_running_[kMap] == 0) check_stall();
   offer(node);
+  // Nothing was pending at this heartbeat's start, nor after it, and no fault is to come: until
+  // something becomes pending (wake_parked_nodes), every heartbeat of every node would begin so,
+  // after this one, and change nothing (Scheduler::quiet_without_pending): the node sleeps.
+  if (may_sleep_ && none_pending && fault_events_left_ == 0 && total_pending_[0] + total_pending_[1] == 0) {
+    if (n_sleeping_ == 0) {
+      clear_log();
+      log_.push_back({now_, cur_seq_, cur_counter_});
+    }
+    sleeping_[size_t(node)] = 1;
+    anchor_time_[size_t(node)] = now_;
+    anchor_gap_[size_t(node)] = log_base_ + int64_t(log_.size());  // (its successor: after this event's pushes)
+    anchor_skipped_[size_t(node)] = 0;
+    ++n_sleeping_;
+    return;
+  }
   events_q_.push_later(now_ + hb_interval_, kHeartbeat, static_cast<uint32_t>(node));  // after every earlier such push
 }
 
@@ -1249,15 +1448,31 @@ void Sim::start() {
   started_ = true;
   dense_copy_end_ = spec_ != nullptr || !faults_.empty();
   if (dense_copy_end_) reduce_copy_end_.reserve(wl_.n_tasks());
+  may_sleep_ = !opt_.driven && spec_ == nullptr && sched_.quiet_without_pending();
+  if (may_sleep_) {
+    // room before every sequence number for the heartbeats woken into it (at most one per node)
+    uint64_t stride = 2;
+    while (stride < uint64_t(n_nodes()) + 2) stride *= 2;
+    events_q_.set_seq_stride(stride);
+    sleeping_.assign(size_t(n_nodes()), 0);
+    anchor_time_.assign(size_t(n_nodes()), 0.0);
+    anchor_gap_.assign(size_t(n_nodes()), 0);
+    anchor_skipped_.assign(size_t(n_nodes()), 0);
+  }
   sched_.init(*this);
   if (spec_) spec_->init(*this);
   for (size_t i = 0; i < faults_.size(); ++i) {
     const Fault& f = faults_[i];
     if (f.kind == Fault::Slowdown) {
       events_q_.push(f.start, kSlowStart, static_cast<uint32_t>(f.node), i);
-      if (std::isfinite(f.end)) events_q_.push(f.end, kSlowEnd, static_cast<uint32_t>(f.node), i);
+      ++fault_events_left_;
+      if (std::isfinite(f.end)) {
+        events_q_.push(f.end, kSlowEnd, static_cast<uint32_t>(f.node), i);
+        ++fault_events_left_;
+      }
     } else {
       events_q_.push(f.start, kCrash, static_cast<uint32_t>(f.node), i);
+      ++fault_events_left_;
     }
   }
   if (opt_.driven) {
@@ -1282,12 +1497,26 @@ inline void Sim::process(const Event& e) {
     case kTimer: call_scheduler([&] { sched_.on_timer(*this, e.b); }); break;
     case kSample: sample(); break;
     case kSpecTimer: if (spec_) spec_->on_timer(*this, e.b); break;
-    case kSlowStart: slowdown_event(static_cast<int32_t>(e.b), true); break;
-    case kSlowEnd: slowdown_event(static_cast<int32_t>(e.b), false); break;
-    case kCrash: crash(static_cast<int32_t>(e.a), faults_[e.b].restart_after); break;
-    case kDetect: detect(static_cast<int32_t>(e.a)); break;
-    case kRestart: restart(static_cast<int32_t>(e.a)); break;
+    case kSlowStart: --fault_events_left_; slowdown_event(static_cast<int32_t>(e.b), true); break;
+    case kSlowEnd: --fault_events_left_; slowdown_event(static_cast<int32_t>(e.b), false); break;
+    case kCrash: --fault_events_left_; crash(static_cast<int32_t>(e.a), faults_[e.b].restart_after); break;
+    case kDetect: --fault_events_left_; detect(static_cast<int32_t>(e.a)); break;
+    case kRestart: --fault_events_left_; restart(static_cast<int32_t>(e.a)); break;
   }
+}
+
+inline void Sim::step(const Event& e) {
+  if (!may_sleep_) return process(e);
+  cur_seq_ = e.seq;
+  cur_counter_ = events_q_.next_seq();
+  if (n_sleeping_ > 0) {
+    if (log_.size() >= log_compact_at_) compact_log();
+    if (n_sleeping_ > 0) log_.push_back({e.time, e.seq, cur_counter_});
+  }
+  process(e);
+  if (n_sleeping_ > 0 && idle_entry_ < 0 &&
+      total_pending_[0] + total_pending_[1] + total_running_[0] + total_running_[1] == 0)
+    idle_entry_ = log_base_ + int64_t(log_.size()) - 1;
 }
 
 SimResult Sim::run() {
@@ -1301,7 +1530,7 @@ SimResult Sim::run() {
     // the attempt of the heap's next event is usually not in cache: start its load while this
     // event runs (heartbeats use the lane, so the heap's front is mostly an attempt's end)
     if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);
-    process(e);
+    step(e);
   }
   return collect(true);
 }
@@ -1317,7 +1546,7 @@ bool Sim::resume() {
     now_ = e.time;
     ++events_;
     poll_interrupt(events_);
-    process(e);
+    step(e);
     if (pause_) {
       pause_ = false;
       return true;

@@ -84,6 +84,8 @@ constexpr double kMaxSlotWeight = 255;  // slots a borrowed attempt may hold (8 
 
 class DynamicMRScheduler : public Scheduler {
  public:
+  // with nothing pending no scan (delay scheduling as fair's), no borrowing, nothing to preschedule
+  bool quiet_without_pending() const override { return true; }
   DynamicMRScheduler(const Params& p, const std::string& name, Dhsa dhsa)
       : name_(name),
         dhsa_(p.has("dhsa") ? parse_dhsa(p.choice("dhsa")) : dhsa),

@@ -46,6 +46,8 @@ namespace {
 
 class EasScheduler : public Scheduler {
  public:
+  // with nothing pending no job waits for selection and the node queues hold no pending task
+  bool quiet_without_pending() const override { return true; }
   explicit EasScheduler(const Params& p)
       : n_max_(p.integer("n_max")),
         trigger_idle_slot_(p.choice("trigger") == "idle_slot"),

@@ -166,6 +166,8 @@ ParamSpec fairness_param() {
 // fresh_static: the split of Alg. 3.3.1, then Hadoop's Fair Scheduler (fair) with k.
 class FreshStatic : public Scheduler {
  public:
+  // fair's heartbeat (see FairScheduler); the F(T) samples run on their own timer
+  bool quiet_without_pending() const override { return true; }
   explicit FreshStatic(const Params& p)
       : k_(p.integer("k")),
         admission_(p.integer("k")),

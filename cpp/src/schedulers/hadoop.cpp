@@ -54,6 +54,8 @@ ParamSpec admission_param() {
 // scheduling (edf_ideal).
 class FifoScheduler : public Scheduler {
  public:
+  // with nothing pending it finds nothing to launch; it keeps no per-heartbeat state
+  bool quiet_without_pending() const override { return true; }
   FifoScheduler(const Params& p, bool by_deadline, bool ideal = false)
       : by_deadline_(by_deadline),
         ideal_(ideal),
@@ -151,6 +153,10 @@ struct Share {
 
 class FairScheduler : public Scheduler {
  public:
+  // with nothing pending: no map scan, so delay scheduling marks no skip (the first such heartbeat
+  // credits the waits of the jobs skipped before it); the orders are re-keyed from the state at the next
+  // heartbeat alike; preemption and updates run on timers
+  bool quiet_without_pending() const override { return true; }
   explicit FairScheduler(const Params& p)
       : admission_(p.integer("k")),
         delay_param_(p.number("locality_delay")),
@@ -914,6 +920,8 @@ class FairScheduler : public Scheduler {
 // Not modelled: the off-switch rules (a map is taken at its best locality, node, rack or any).
 class CapacityScheduler : public Scheduler {
  public:
+  // with nothing pending it launches nothing; queue usage is recomputed from the state when used
+  bool quiet_without_pending() const override { return true; }
   explicit CapacityScheduler(const Params& p)
       : admission_(p.integer("k")),
         round_robin_queues_(p.integer("queues")),

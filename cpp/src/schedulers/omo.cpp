@@ -75,6 +75,8 @@ ParamSpec early_reduce_param() {
 
 class OmoScheduler : public Scheduler {
  public:
+  // with nothing pending it launches nothing; its window statistics run on their timer
+  bool quiet_without_pending() const override { return true; }
   OmoScheduler(const Params& p, bool lazy, bool batch)
       : lazy_(lazy),
         batch_(batch),
@@ -270,6 +272,8 @@ class OmoScheduler : public Scheduler {
 // The OMO chapter's modified Fair Scheduler on a pool of untyped slots.
 class FairTotal : public Scheduler {
  public:
+  // with nothing pending it launches nothing
+  bool quiet_without_pending() const override { return true; }
   explicit FairTotal(const Params& p)
       : admission_(p.integer("k")), prefer_reduce_(p.choice("prefer") == "reduce"), early_limit_(p.number("early_reduce_limit")) {}
   SlotModel slot_model() const override { return SlotModel::Pooled; }

@@ -35,6 +35,8 @@ constexpr uint64_t kAmTag = 0x7A'0000'0000'0001ULL;
 
 class YarnScheduler : public Scheduler {
  public:
+  // with nothing pending it launches nothing; the ApplicationMaster heartbeats are timers
+  bool quiet_without_pending() const override { return true; }
   explicit YarnScheduler(const Params& p)
       : fair_(p.choice("ordering") == "fair"),
         rampup_limit_(p.number("max_reduce_rampup_limit")),

@@ -180,7 +180,24 @@ def _defaults(engine):
             for p in specs}
 
 
-def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dict:
+#: MapReduce-engine schedulers whose heartbeats change nothing while no task is pending
+#: (``Scheduler::quiet_without_pending`` in the C++ core): with them, and with no speculator and no
+#: faults, the engine lets nodes sleep through such spans, so heartbeats cost events only while
+#: tasks are pending. Other schedulers (fresh_dynamic's slot-type estimate counts every heartbeat;
+#: schedulers written in Python) heartbeat all the busy time. tests/python/engines/test_sleeping_heartbeats.py
+#: checks this list against the engine.
+QUIET_SCHEDULERS = frozenset({
+    "fifo", "edf", "edf_ideal", "fair", "capacity", "fresh_static", "eas", "pi_dhsa", "pd_dhsa", "dynamicmr",
+    "omo", "omo_lazy_start", "omo_batch_finish", "fair_total", "yarn"})
+
+
+def heartbeats_sleep(scheduler, options: dict) -> bool:
+    """Whether the MapReduce engine lets nodes sleep while nothing is pending in this run."""
+    return (scheduler in QUIET_SCHEDULERS and options.get("speculation", "none") in ("none", "", None)
+            and not options.get("faults"))
+
+
+def estimate(cluster, workload, engine: str, options: dict, params: dict, scheduler=None) -> dict:
     """Estimates a simulation's memory (bytes) and events before it runs, from the cluster, the
     workload, the options (the engine's defaults where not given) and the scheduler's parameters:
     ``{"memory", "events", "span", "busy", "heartbeats", "samples", "probes", "attempts"}``.
@@ -188,7 +205,12 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
     The simulated span is taken as the last submission plus the work left if the cluster were kept
     busy, plus the longest task and shuffle copy (capped by ``time_limit``); the busy time, during
     which tasks run or wait, as the sum over jobs of the longer of the job's work spread over the
-    cluster and its longest map plus its longest reduce (capped by the span). Periodic events
+    cluster and its longest map plus its longest reduce (capped by the span). MapReduce heartbeats
+    are counted over the busy time, or, where nodes sleep while nothing is pending
+    (:func:`heartbeats_sleep`, for the ``scheduler`` named), over the time tasks wait: per job, its
+    work spread over the cluster less its longest task (map-only), or its map stage (the longer of
+    its maps' work spread over the cluster and its longest map: reduces wait for it), plus two
+    heartbeats per node and job around its arrival. Periodic events
     (heartbeats, samples, windows, scheduler timers, :data:`PERIODIC_OPTIONS` and
     :data:`PERIODIC_PARAMS`) are counted over the busy time or the span, whichever they fire
     through, and the rows they write over the span (idle gaps write rows without events). It is an
@@ -278,7 +300,24 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
         hb = _number(options, "heartbeat_interval", -1)
         if hb < 0:  # Hadoop 1: 1 s per 100 nodes, at least 0.3 s (engine's default)
             hb = max(1.0 * np.ceil(nodes / 100.0), 0.3)
-        heartbeats = nodes * busy / hb if hb > 0 else float("inf")
+        length = busy
+        if heartbeats_sleep(scheduler, options):
+            with np.errstate(over="ignore", invalid="ignore"):
+                spread = job_work / speed / max(slots, 1.0)
+                if work_blocks is not None and input_blocks is not None:
+                    maps_work = work_b[:, 0] * per_stage[:, 0] / speed / max(slots, 1.0)
+                    reduces = per_stage[:, 1] > 0
+                else:
+                    maps_work = np.zeros(len(counts))
+                    some = counts > 0
+                    if some.any():
+                        maps_work[some] = np.add.reduceat(np.where(stage == 0, work, 0.0), begin[:-1][some])
+                    maps_work /= speed * max(slots, 1.0)
+                    reduces = np.asarray(j["n_maps"], dtype=np.int64) < counts
+                waiting = np.where(reduces, np.maximum(maps_work, longest[:, 0]),
+                                   np.maximum(spread - longest.max(axis=1), 0.0))
+                length = min(float(waiting.sum()), span) + 2.0 * n_jobs * hb
+        heartbeats = nodes * length / hb if hb > 0 else float("inf")
         events += heartbeats
     elif engine == "worker":
         memory += slots * RUN_BYTES_PER_WORKER
@@ -329,10 +368,11 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict) -> dic
             "samples": samples, "probes": probes, "attempts": attempts, "slots": slots}
 
 
-def check_run(cluster, workload, engine: str, options: dict, params: dict, *, max_memory=None, max_events=None):
+def check_run(cluster, workload, engine: str, options: dict, params: dict, *, max_memory=None, max_events=None,
+              scheduler=None):
     """Refuses (:class:`ResourceError`) a simulation whose estimated memory or events exceed the
     limits; returns the estimate otherwise."""
-    e = estimate(cluster, workload, engine, options, params)
+    e = estimate(cluster, workload, engine, options, params, scheduler)
     slots = f", {e['slots']:.4g} workers (slots)" if engine == "worker" else ""
     what = (f"this simulation ({engine} engine, {cluster.n_nodes} nodes{slots}, {workload.n_tasks} tasks, "
             f"simulated span about {e['span']:.3g} s")

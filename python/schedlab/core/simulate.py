@@ -106,7 +106,7 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     config = as_config(scheduler)
     check_options(config.engine, options)
     guard.check_run(cluster, workload, config.engine, options, config.resolved(), max_memory=max_memory,
-                    max_events=max_events)
+                    max_events=max_events, scheduler=config.name)
     params = {k: PARAM_ENCODERS[(config.name, k)](v, workload) if (config.name, k) in PARAM_ENCODERS
               else _encode_param(k, v, workload) for k, v in config.params.items()}
     for (name, k), default in PARAM_DEFAULTS.items():

@@ -26,6 +26,8 @@ SCRIPT = textwrap.dedent("""
 
     scheduler = {"mapreduce": "fair", "worker": "eagle", "share": "drf", "python": Greedy()}[engine]
     options = {"sample_interval": 1.0} if engine == "share" else {}
+    if engine == "mapreduce":  # a speculator keeps every heartbeat (without, the nodes sleep through the task)
+        options["speculation"] = "hadoop"
     options |= {"max_events": float("inf"), "max_memory": float("inf")}  # past the resource guard, on purpose
     threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
     try:

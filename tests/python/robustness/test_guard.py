@@ -58,9 +58,13 @@ def test_slots_the_engines_cannot_count_are_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("cluster,wl,scheduler,options,expected", [
-    (MR, workload(), "fifo", {"heartbeat_interval": 5e-324}, r"inf heartbeats\) needs about inf events, more than the 1e\+10 limit"),
+    # (tasks waiting for slots: the nodes heartbeat all the while)
+    (MR, workload(n=100), "fifo", {"heartbeat_interval": 5e-324},
+     r"inf heartbeats\) needs about inf events, more than the 1e\+10 limit"),
     (MR, workload(), "fifo", {"sample_interval": 5e-324}, r"inf samples\) needs about inf TiB of memory"),
-    (MR, workload(work=1e9), "fifo", {}, r"simulated span about 1\.\d+e\+09 s, .*heartbeats\) needs about .* events"),
+    # (without the speculator the nodes sleep while nothing is pending: test_sleeping_heartbeats.py)
+    (MR, workload(work=1e9), "fifo", {"speculation": "hadoop"},
+     r"simulated span about 1\.\d+e\+09 s, .*heartbeats\) needs about .* events"),
     (WORKERS, workload(submit=1e308), "sparrow", {}, r"simulated span about 1e\+308 s"),
     (WORKERS, workload(work=1e308), "eagle", {}, r"simulated span about 1.1e\+308 s"),
     (MR, workload(submit=1e308), "drf", {"sample_interval": 1.0}, r"share engine.*1e\+308 samples"),
