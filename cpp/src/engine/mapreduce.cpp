@@ -190,6 +190,9 @@ double heartbeat_chain(double c, double interval, double at_or_after, uint64_t m
   steps = 0;
   while (c < at_or_after && steps < max_steps) {
     const double n1 = c + interval;
+    if (!(n1 > c))  // (the run would heartbeat at c for ever; the resource guard refuses it up front)
+      throw std::invalid_argument("simulate option 'heartbeat_interval' = " + std::to_string(interval) +
+                                  " s is too small to advance the clock past t = " + std::to_string(c) + " s");
     ++steps;
     if (n1 >= at_or_after || steps == max_steps) return n1;
     const double n2 = n1 + interval;

@@ -318,6 +318,8 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict, schedu
                                    np.maximum(spread - longest.max(axis=1), 0.0))
                 length = min(float(waiting.sum()), span) + 2.0 * n_jobs * hb
         heartbeats = nodes * length / hb if hb > 0 else float("inf")
+        if hb > 0 and np.isfinite(span) and span + hb == span:  # no longer advances the clock before the end
+            heartbeats = float("inf")
         events += heartbeats
     elif engine == "worker":
         memory += slots * RUN_BYTES_PER_WORKER
