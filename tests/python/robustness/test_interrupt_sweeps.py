@@ -22,6 +22,7 @@ SWEEP = textwrap.dedent("""
     store = sys.argv[1]
     quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
                                     pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
+    # (a speculator keeps the nodes heartbeating through the endless map: without, they sleep)
     endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
                                       pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
     def interrupt_once_the_quick_run_is_stored():
@@ -35,7 +36,8 @@ SWEEP = textwrap.dedent("""
     threading.Thread(target=interrupt_once_the_quick_run_is_stored, daemon=True).start()
     try:
         sl.sweep(["fair"], {"nodes": [4]}, {"quick": quick, "endless": endless}, seeds=[0],
-                 options={"max_events": float("inf"), "max_memory": float("inf")}, store=store, workers=2,
+                 options={"max_events": float("inf"), "max_memory": float("inf"), "speculation": "hadoop"},
+                 store=store, workers=2,
                  progress=False)
     except KeyboardInterrupt:
         print("interrupted")
@@ -88,6 +90,7 @@ DASK_SWEEP = textwrap.dedent("""
     store = sys.argv[1]
     quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
                                     pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
+    # (a speculator keeps the nodes heartbeating through the endless map: without, they sleep)
     endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
                                       pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
 
@@ -106,7 +109,8 @@ DASK_SWEEP = textwrap.dedent("""
         threading.Thread(target=interrupt_once_the_quick_run_is_stored, daemon=True).start()
         try:
             sl.sweep(["fair"], {"nodes": [4]}, {"quick": quick, "endless": endless}, seeds=[0],
-                     options={"max_events": float("inf"), "max_memory": float("inf")}, store=store,
+                     options={"max_events": float("inf"), "max_memory": float("inf"), "speculation": "hadoop"},
+                     store=store,
                      client=client, progress=False)
         except KeyboardInterrupt:
             print("interrupted", flush=True)
