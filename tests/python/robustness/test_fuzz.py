@@ -461,6 +461,12 @@ FAULTS = [[], [sl.faults.Crash(node=1, at=3.0, restart_after=float("inf"))],
           [sl.faults.Crash(node=0, at=1.0, restart_after=15.0), sl.faults.Slowdown(node=2, start=0.0, end=40.0, factor=3.0)]]
 
 
+#: the event limit of a run of a scheduler written in Python: every event may call Python (and
+#: mrcp a solve), so the guard refuses runs that would take more than a second or two; the small
+#: workload takes at most a few thousand events (6,045 in 600 random inputs)
+PY_MAX_EVENTS = 1e5
+
+
 @st.composite
 def python_configuration(draw):
     name, specs = draw(st.sampled_from(PY_SPECS))
@@ -469,7 +475,7 @@ def python_configuration(draw):
         if spec["name"] in ("max_time", "solver_time"):  # wall-clock dependent: not reproducible
             continue
         params[spec["name"]] = draw(value_for(spec))
-    if name == "mrcp":  # a short solver budget keeps a run well under a second
+    if name == "mrcp":  # a short solver budget keeps a run well under a second (each solve <= 0.02 units)
         det = params.get("max_deterministic_time")
         if not isinstance(det, (int, float)) or isinstance(det, bool) or not 0 <= det <= 0.02:
             params["max_deterministic_time"] = draw(st.sampled_from([0.0, 0.01, 0.02]))
@@ -495,7 +501,7 @@ def test_fuzz_python_schedulers(case):
 
     def run():
         return sl.simulate(CLUSTERS[engine], WORKLOADS[engine], sl.schedulers.get(name, **params), seed=seed,
-                           max_events=2e6, **options)
+                           max_events=PY_MAX_EVENTS, **options)
 
     r = outcome("python schedulers", run)
     if r is not None:

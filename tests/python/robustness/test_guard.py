@@ -151,6 +151,20 @@ def test_spark_applications_waiting_for_cores_are_counted():
         sl.simulate(cluster, wl, "spark_fifo", max_events=1e5)
 
 
+def test_heartbeats_while_a_crash_goes_unnoticed_are_counted():
+    # a crashed node's tasks wait detection_delay for it to be noticed while every node heartbeats:
+    # detection_delay 1e6 s with heartbeats every 0.01 s ran 3e8 events (266 s), unnoticed by the
+    # guard (found by fuzzing the schedulers written in Python)
+    crash = [sl.faults.Crash(node=1, at=0.5, restart_after=float("inf"))]
+    with pytest.raises(ResourceError, match=r"needs about [1-9]\.?\d*e\+0[89] events"):
+        sl.simulate(MR, workload(), "fifo", faults=crash, detection_delay=1e6, heartbeat_interval=0.01, max_events=1e8)
+    # restarted sooner, it is noticed at its restart
+    quick = guard.estimate(MR, workload(), "mapreduce", {"faults": "crash:1:0.5:5.0", "detection_delay": 1e6}, {})
+    assert quick["busy"] < 100
+    r = sl.simulate(MR, workload(), "fifo", faults=crash, detection_delay=5.0)
+    assert r.jobs["finish_time"].notna().all()
+
+
 def test_python_schedulers_are_guarded_too():
     with pytest.raises(ResourceError, match="heartbeats"):
         sl.simulate(MR, workload(), "mrcp", heartbeat_interval=1e-300)
