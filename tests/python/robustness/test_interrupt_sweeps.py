@@ -14,25 +14,34 @@ import pytest
 
 import schedlab as sl
 
-SWEEP = textwrap.dedent("""
-    import os, signal, sys, threading, time
-    import pandas as pd
-    import schedlab as sl
 
-    store = sys.argv[1]
-    quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
-                                    pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
-    # (a speculator keeps the nodes heartbeating through the endless map: without, they sleep)
-    endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
-                                      pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
-    def interrupt_once_the_quick_run_is_stored():
-        for _ in range(600):
-            if os.path.isdir(store) and sl.store.Store(store).keys():
-                break
-            time.sleep(0.1)
-        time.sleep(0.5)
-        os.kill(os.getpid(), signal.SIGINT)
+# The child scripts' common start: a quick and an endless workload, and a thread that sends SIGINT
+# once the quick run is in the store (polls x 0.1 s at most, then `settle` seconds for the endless
+# run to get going).
+def _child_prelude(polls=600, settle=0.5, imports=""):
+    return textwrap.dedent("""
+        import os, signal, sys, threading, time
+        import pandas as pd
+        import schedlab as sl
+    """) + imports + textwrap.dedent("""
+        store = sys.argv[1]
+        quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
+                                        pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
+        # (a speculator keeps the nodes heartbeating through the endless map: without, they sleep)
+        endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
+                                          pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
 
+        def interrupt_once_the_quick_run_is_stored():
+            for _ in range(POLLS):
+                if os.path.isdir(store) and sl.store.Store(store).keys():
+                    break
+                time.sleep(0.1)
+            time.sleep(SETTLE)
+            os.kill(os.getpid(), signal.SIGINT)
+    """).replace("POLLS", str(polls)).replace("SETTLE", str(settle))
+
+
+SWEEP = _child_prelude() + textwrap.dedent("""
     threading.Thread(target=interrupt_once_the_quick_run_is_stored, daemon=True).start()
     try:
         sl.sweep(["fair"], {"nodes": [4]}, {"quick": quick, "endless": endless}, seeds=[0],
@@ -81,27 +90,8 @@ def test_sigint_stops_one_job_of_300000_tasks_under_eagle():
     assert done.stdout.split("\n")[0] == "interrupted", done.stdout + done.stderr
 
 
-DASK_SWEEP = textwrap.dedent("""
-    import os, signal, sys, threading, time
-    import distributed
-    import pandas as pd
-    import schedlab as sl
-
-    store = sys.argv[1]
-    quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
-                                    pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
-    # (a speculator keeps the nodes heartbeating through the endless map: without, they sleep)
-    endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
-                                      pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
-
-    def interrupt_once_the_quick_run_is_stored():
-        for _ in range(1200):
-            if os.path.isdir(store) and sl.store.Store(store).keys():
-                break
-            time.sleep(0.1)
-        time.sleep(1.0)  # the endless run has started on the worker's only thread
-        os.kill(os.getpid(), signal.SIGINT)
-
+DASK_SWEEP = _child_prelude(polls=1200, settle=1.0,  # (then the endless run is on the worker's only thread)
+                            imports="import distributed\n") + textwrap.dedent("""
     if __name__ == "__main__":
         cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                            dashboard_address=None, silence_logs=50)
@@ -141,11 +131,7 @@ def test_sigint_stops_a_dask_sweep_and_the_runs_on_its_workers(tmp_path):
     assert lines[:3] == ["interrupted", "stored 1 1", "worker free 3"], done.stdout + done.stderr
 
 
-SLOW_PYTHON_SWEEP = textwrap.dedent("""
-    import os, signal, sys, threading, time
-    import pandas as pd
-    import schedlab as sl
-
+SLOW_PYTHON_SWEEP = _child_prelude() + textwrap.dedent("""
     class Slow(sl.Scheduler):
         # a scheduler written in Python whose heartbeats take 2 ms: the engine's own poll, every
         # 2^20 events, would come after more than half an hour
@@ -156,20 +142,6 @@ SLOW_PYTHON_SWEEP = textwrap.dedent("""
             for job in sim.active_jobs():
                 while sim.free_slots(node, sl.MAP) > 0 and (t := sim.find_map(job, node)) >= 0:
                     sim.launch(t, node)
-
-    store = sys.argv[1]
-    quick = sl.Workload.from_frames(pd.DataFrame({"job_id": [0], "submit_time": [0.0]}),
-                                    pd.DataFrame({"job_id": [0], "work": [1.0]}), name="quick")
-    endless = sl.Workload.from_frames(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
-                                      pd.DataFrame({"job_id": [0, 1], "work": [1e12, 1.0]}), name="endless")
-
-    def interrupt_once_the_quick_run_is_stored():
-        for _ in range(600):
-            if os.path.isdir(store) and sl.store.Store(store).keys():
-                break
-            time.sleep(0.1)
-        time.sleep(0.5)
-        os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=interrupt_once_the_quick_run_is_stored, daemon=True).start()
     try:
