@@ -1,14 +1,15 @@
 // What fresh memory costs on this machine: the CPU time to write one byte per 4 KB page of a
 // newly allocated buffer (so the kernel must supply and zero every page), first in a process
 // and then again after the buffer was freed, with and without the transparent-huge-page advice
-// the engine once gave its large arrays (schedlab/huge_pages.h).
+// the engine once gave its large arrays (madvise MADV_HUGEPAGE).
 //
 //   build/ctest/bench_first_touch [megabytes=160] [repeats=5]
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <initializer_list>
 
-#include "schedlab/huge_pages.h"
+#include <sys/mman.h>
 
 static double cpu_seconds() {
   timespec ts{};
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
       const double c0 = cpu_seconds();
       auto* p = static_cast<volatile char*>(std::aligned_alloc(huge, bytes));
       if (!p) return 1;
-      if (advise) schedlab::advise_huge_pages(const_cast<char*>(p), bytes);
+      if (advise) madvise(const_cast<char*>(p), bytes, MADV_HUGEPAGE);  // (2 MB-aligned: the whole buffer)
       for (size_t i = 0; i < bytes; i += 4096) p[i] = 1;
       const double ms = (cpu_seconds() - c0) * 1e3;
       std::free(const_cast<char*>(p));

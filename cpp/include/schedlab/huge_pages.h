@@ -1,31 +1,17 @@
-// Page advice for large arrays. The engine does not advise its arrays for transparent huge pages:
-// on the project machine (a virtual machine whose host takes back free guest memory in 8 MB
-// blocks) a fresh 2 MB page is mostly memory the host must supply again, and writing a new array
-// cost several times more CPU with the advice than in 4 KB pages (bench/bench_first_touch.cpp
-// measures both; docs/performance.md). release_memory gives a converted array's pages back while
-// its data moves elsewhere.
+// Page advice for large arrays: release_memory gives a converted array's pages back while its data
+// moves elsewhere. The engine does not advise its arrays for transparent huge pages: on the
+// project machine (a virtual machine whose host takes back free guest memory in 8 MB blocks) a
+// fresh 2 MB page is mostly memory the host must supply again, and writing a new array cost
+// several times more CPU with the advice than in 4 KB pages (bench/bench_first_touch.cpp measures
+// both; docs/performance.md).
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 namespace schedlab {
-
-inline void advise_huge_pages(const void* data, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  if (bytes < kHuge) return;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint: failure is harmless
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
 
 // Gives the whole pages inside [data, data + bytes) back to the system (their contents are lost:
 // for a large array already read to the end, freed piece by piece while its data moves elsewhere).
