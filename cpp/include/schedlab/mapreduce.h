@@ -385,20 +385,22 @@ class Sim {
       return -1;
     return find_map_anywhere(job, node, max_level);
   }
-  // Whether some active job has a never-launched map with input on `node` (its row of job bits).
+  // Whether some active job may have a never-launched map with input on `node` (its row of job
+  // bits: false is exact, true a hint; see PlaceIndex).
   bool fresh_map_on(int32_t node) const {
     const uint64_t* row = node_job_bits_.data() + size_t(node) * size_t(job_words_);
     uint64_t any = 0;
     for (int32_t w = 0; w < job_words_; ++w) any |= row[w];
     return any != 0;
   }
-  // Whether `job` has a never-launched map with input on `node` (the node's bit of the job).
-  // While maps_found_by_place(), find_map(job, node, any level) is then such a map.
+  // Whether `job` may have a never-launched map with input on `node` (the node's bit of the job:
+  // false is exact; true a hint, which find_map confirms or clears).
   bool fresh_map_on_node(int32_t job, int32_t node) const {
     const int32_t slot = job_slot_[job];
     return (node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] >> (slot & 63)) & 1;
   }
-  // Whether `job` has a never-launched map with input on `rack` (its rack index's bit).
+  // Whether `job` may have a never-launched map with input on `rack` (its rack index's bit; the
+  // same kind of hint).
   bool fresh_map_on_rack(int32_t job, int32_t rack) const {
     const auto& has = rack_index_[job].has;
     return !has.empty() && ((has[size_t(rack >> 6)] >> (rack & 63)) & 1);
@@ -538,22 +540,20 @@ class Sim {
   // (and by rack) in flat arrays sorted by place, found through a directory of place ranges.
   // Each group is consumed from the back (lowest task index last) skipping tasks no longer
   // pending.
-  // A group's bit (`has`, or the job's bit in node_job_bits_) is set exactly while some task of
-  // the group was never launched. A task re-queued after it ran is served from requeued_ first,
-  // so the index need not track it.
+  // A group's bit (`has`, or the job's bit in node_job_bits_) is set while some task of the
+  // group may never have been launched: a launch elsewhere does not touch the groups of a map's
+  // other replicas (random places, a cache miss each); a lookup that finds a group's tasks all
+  // launched clears its bit, and the job's last never-launched map clears all of them. A set
+  // bit is thus a hint that take_local() confirms; a clear bit is exact. A task re-queued after
+  // it ran is served from requeued_ first, so the index need not track it.
   struct PlaceIndex {
     struct Group {
       int32_t place;  // node (or rack) id; groups are sorted by it
       int32_t begin;  // the group's tasks are tasks[begin .. end)
       int32_t end;
-      int32_t fresh;  // of which never launched
     };
     std::vector<Group> groups;
     std::vector<int32_t> tasks;
-    // node index only: per replica of the job's maps (in replica order) its node group and its
-    // rack group, side by side (a launch reads both for each replica: one cache line); ~group
-    // for a task's second replica in the same group
-    std::vector<int32_t> group_of;
     std::vector<uint64_t> has;      // rack index: a bit per rack whose group has fresh tasks
     // the groups of places p with p >> shift == b are groups[dir[b] .. dir[b + 1]): about one
     // group per range, so a place's group is found in a probe or two, without a search
@@ -563,9 +563,8 @@ class Sim {
   };
   int32_t take_local(PlaceIndex& index, int32_t place);
   template <class PlaceOf>
-  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of,
-                         int32_t* group_of);  // writes group_of[2 * replica]
-  void consume_fresh_map(int32_t task);  // a never-launched map launches: update its groups' counts and bits
+  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of);
+  void clear_job_bits(int32_t job);  // every group's bit of the job: none of its maps is unlaunched
   void free_job_index(int32_t job);  // the job ended: its index and slot go
   int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
   std::vector<PlaceIndex> node_index_, rack_index_;
@@ -577,6 +576,7 @@ class Sim {
   int32_t job_words_ = 1;
   int32_t n_job_slots_ = 1;  // slots handed out so far (slot 0: jobs not, or no longer, active)
   std::vector<int32_t> job_slot_, free_job_slots_;
+  std::vector<int32_t> unlaunched_maps_;  // per active job: its maps never launched
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
   int64_t unplaced_active_jobs_ = 0;    // active jobs with unplaced_maps_
   int64_t requeued_map_entries_ = 0;    // entries in requeued_[kMap] over all jobs

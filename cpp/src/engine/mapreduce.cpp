@@ -316,6 +316,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   node_index_.resize(nj);
   rack_index_.resize(nj);
   unplaced_maps_.assign(nj, 0);
+  unlaunched_maps_.assign(nj, 0);
   job_slot_.assign(nj, 0);  // slot 0 is never given out: its bits stay clear
   node_job_bits_.assign(size_t(n), 0);
   waiting_reduces_.resize(nj);
@@ -424,8 +425,7 @@ void Sim::place_replicas() {
 }
 
 template <class PlaceOf>
-void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of,
-                            int32_t* group_of) {
+void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of) {
   const int64_t b = wl_.task_begin[job], e = b + wl_.n_maps[job];
   const int64_t rb = rep_range(b).lo, n_reps = (e > b ? rep_range(e - 1).hi : rb) - rb;
   // one key per replica: place in the high half, the complement of its replica index in the low
@@ -462,10 +462,6 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
   const size_t n_ranges = (size_t(std::max(n_places, 1) - 1) >> index.shift) + 1;
   index.dir.resize(n_ranges + 1);
   size_t next_range = 0;  // ranges before it have their first group set
-  auto close_group = [&](PlaceIndex::Group& g, int32_t end) {
-    g.end = end;
-    g.fresh = end - g.begin;  // every task of a new group is fresh
-  };
   int32_t last_place = -1, last_task = -1;
   for (const uint64_t key : keys) {
     const auto place = static_cast<int32_t>(key >> 32);
@@ -473,20 +469,17 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
     const int32_t t = task_of[i];
     if (place != last_place) {
       const auto first = static_cast<int32_t>(index.groups.size());
-      if (!index.groups.empty()) close_group(index.groups.back(), static_cast<int32_t>(index.tasks.size()));
-      index.groups.push_back({place, static_cast<int32_t>(index.tasks.size()), 0, 0});
+      if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
+      index.groups.push_back({place, static_cast<int32_t>(index.tasks.size()), 0});
       for (const size_t range = size_t(place) >> index.shift; next_range <= range;) index.dir[next_range++] = first;
       if (keep_bits) index.has[size_t(place >> 6)] |= 1ULL << (place & 63);
       last_place = place;
       last_task = -1;
     }
-    // two replicas of a task in one place count once: the second's group is stored as ~group
-    const auto group = static_cast<int32_t>(index.groups.size()) - 1;
-    group_of[2 * size_t(i)] = t != last_task ? group : ~group;
-    if (t != last_task) index.tasks.push_back(t);
+    if (t != last_task) index.tasks.push_back(t);  // (two replicas of a task in one place: once)
     last_task = t;
   }
-  if (!index.groups.empty()) close_group(index.groups.back(), static_cast<int32_t>(index.tasks.size()));
+  if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
   while (next_range <= n_ranges) index.dir[next_range++] = static_cast<int32_t>(index.groups.size());
 }
 
@@ -497,12 +490,9 @@ void Sim::build_job_index(int32_t j) {
     for (int64_t t = b; t < e; ++t) unplaced |= wl_rep_begin_[t] == wl_rep_begin_[t + 1];
   unplaced_maps_[j] = unplaced;
   unplaced_active_jobs_ += unplaced;
-  const int64_t rb = rep_range(b).lo, n_reps = (e > b ? rep_range(e - 1).hi : rb) - rb;
-  auto& group_of = node_index_[j].group_of;
-  group_of.resize(2 * size_t(n_reps));
-  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; }, group_of.data());
-  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; },
-                    group_of.data() + 1);
+  unlaunched_maps_[j] = wl_.n_maps[j];
+  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
+  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; });
 
   // a slot among the active jobs, and its bit on every node holding one of its maps' inputs
   int32_t slot;
@@ -526,34 +516,16 @@ void Sim::build_job_index(int32_t j) {
     node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] |= 1ULL << (slot & 63);
 }
 
-void Sim::consume_fresh_map(int32_t task) {
-  const int32_t job = task_rt_[size_t(task)].job;
-  const int64_t base = rep_range(wl_.task_begin[job]).lo;
-  const int32_t slot = job_slot_[job];
-  PlaceIndex& nodes = node_index_[job];
-  PlaceIndex& racks = rack_index_[job];
-  const RepRange reps = rep_range(task);
-  for (int64_t k = reps.lo; k < reps.hi; ++k) {
-    const size_t i = static_cast<size_t>(k - base);
-    // (a task counts once per group: a second replica in the same group has it as ~group)
-    const int32_t ng = nodes.group_of[2 * i], rg = nodes.group_of[2 * i + 1];
-    if (ng >= 0 && --nodes.groups[size_t(ng)].fresh == 0) {
-      const int32_t node = nodes.groups[size_t(ng)].place;
-      node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
-    }
-    if (rg >= 0 && --racks.groups[size_t(rg)].fresh == 0) {
-      const int32_t rack = racks.groups[size_t(rg)].place;
-      racks.has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
-    }
-  }
+void Sim::clear_job_bits(int32_t j) {
+  const int32_t slot = job_slot_[j];
+  for (const auto& g : node_index_[j].groups)
+    node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+  std::fill(rack_index_[j].has.begin(), rack_index_[j].has.end(), 0);
 }
 
 void Sim::free_job_index(int32_t j) {
-  const int32_t slot = job_slot_[j];
-  // (a bit is set only while its group has a never-launched task: at the job's end, rarely)
-  for (const auto& g : node_index_[j].groups)
-    if (g.fresh > 0) node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
-  free_job_slots_.push_back(slot);
+  if (unlaunched_maps_[j] > 0) clear_job_bits(j);  // (otherwise cleared when its last map launched)
+  free_job_slots_.push_back(job_slot_[j]);
   job_slot_[j] = 0;
   unplaced_active_jobs_ -= unplaced_maps_[j];
   requeued_map_entries_ -= int64_t(requeued_[kMap][j].size());  // (all finished: stale entries)
@@ -636,12 +608,15 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
       found_local_ = {t, node};  // (its launch there, usually next, need not look at its replicas)
       return t;
     }
+    const int32_t slot = job_slot_[job];  // every task of the group launched: the hint is cleared
+    node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
   }
   if (max_level >= kRackLocal) {
     const int32_t rack = cluster_.rack[node];
     if (fresh_map_on_rack(job, rack)) {
       const int32_t t = take_local(rack_index_[job], rack);
       if (t >= 0) return t;
+      rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
     }
   }
   // A task with replicas that is node- or rack-local was found above, so below kRemote the only
@@ -704,7 +679,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (speculative)
     for (int64_t o = tr.last_attempt; o >= 0; o = attempts_[o].prev_same_task)
       if (attempts_[o].status == kRunning) { orig_node = attempts_[o].node; break; }
-  if (tr.last_attempt < 0 && stage == kMap) consume_fresh_map(task);
+  if (tr.last_attempt < 0 && stage == kMap && --unlaunched_maps_[job] == 0) clear_job_bits(job);
   at.prev_same_task = tr.last_attempt;
   tr.last_attempt = static_cast<int32_t>(a);
 
