@@ -1,7 +1,7 @@
 // The engine's place-index queries behind fair's shortcut for map scans that cannot launch
 // (Sim::fresh_map_on, fresh_map_on_node, fresh_map_on_rack, maps_found_by_place): where they say
 // no job has a map for a node, find_map finds none either (a clear bit is exact); a set bit is
-// a hint, which a lookup confirms or clears.
+// a hint, which a lookup confirms or clears, and which confirm_fresh_map_on(_rack) makes exact.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,15 +17,19 @@ namespace {
 // Checks, at every heartbeat, the index queries against find_map, then launches greedily.
 class IndexProbe : public Scheduler {
  public:
-  int64_t checked = 0, by_place = 0, stale_hints = 0;
+  int64_t checked = 0, by_place = 0, stale_hints = 0, heartbeats = 0;
   void on_heartbeat(Sim& sim, int32_t node) override {
     const int32_t rack = sim.cluster().rack[node];
     const bool by_index = sim.maps_found_by_place();
     by_place += by_index;
     bool any_node_local = false;
+    // every other heartbeat, the node's row of hints is confirmed first (fair's shortcut does)
+    const bool confirm = (++heartbeats & 1) != 0;
+    const bool confirmed = confirm && sim.confirm_fresh_map_on(node);
     for (int32_t j : sim.active_jobs()) {
       const bool row_hint = sim.fresh_map_on(node), node_hint = sim.fresh_map_on_node(j, node);
       const bool rack_hint = sim.fresh_map_on_rack(j, rack);
+      const bool rack_confirmed = confirm && sim.confirm_fresh_map_on_rack(j, rack);
       const bool node_local = sim.find_map(j, node, kNodeLocal) >= 0;
       const bool rack_local = sim.find_map(j, node, kRackLocal) >= 0;
       any_node_local |= node_local;
@@ -35,10 +39,12 @@ class IndexProbe : public Scheduler {
       // after the lookups the bits say what they found
       EXPECT_EQ(node_local, sim.fresh_map_on_node(j, node)) << "job " << j << " node " << node;
       EXPECT_EQ(rack_local, sim.fresh_map_on_rack(j, rack)) << "job " << j << " rack " << rack;
+      if (confirm) EXPECT_EQ(rack_local, rack_confirmed) << "job " << j << " rack " << rack;
       stale_hints += (node_hint && !node_local) + (rack_hint && !rack_local);
       ++checked;
     }
     if (by_index) EXPECT_EQ(any_node_local, sim.fresh_map_on(node)) << "node " << node << " t=" << sim.now();
+    if (by_index && confirm) EXPECT_EQ(any_node_local, confirmed) << "node " << node << " t=" << sim.now();
     for (int32_t j : sim.active_jobs()) {
       while (sim.free_slots(node, kMap) > 0) {
         // node-local first, else rack-local: fresh maps stay spread over places for longer

@@ -393,6 +393,11 @@ class Sim {
     for (int32_t w = 0; w < job_words_; ++w) any |= row[w];
     return any != 0;
   }
+  // fresh_map_on(node) and fresh_map_on_rack(job, rack) with their hints confirmed: a set bit
+  // whose group has no pending map left is cleared on the way. While maps_found_by_place(),
+  // exact: true only if some active job (that job) has a never-launched map with input there.
+  bool confirm_fresh_map_on(int32_t node);
+  bool confirm_fresh_map_on_rack(int32_t job, int32_t rack);
   // Whether `job` may have a never-launched map with input on `node` (the node's bit of the job:
   // false is exact; true a hint, which find_map confirms or clears).
   bool fresh_map_on_node(int32_t job, int32_t node) const {
@@ -576,6 +581,7 @@ class Sim {
   int32_t job_words_ = 1;
   int32_t n_job_slots_ = 1;  // slots handed out so far (slot 0: jobs not, or no longer, active)
   std::vector<int32_t> job_slot_, free_job_slots_;
+  std::vector<int32_t> slot_job_;  // the active job holding each slot
   std::vector<int32_t> unlaunched_maps_;  // per active job: its maps never launched
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
   int64_t unplaced_active_jobs_ = 0;    // active jobs with unplaced_maps_

@@ -512,6 +512,8 @@ void Sim::build_job_index(int32_t j) {
     }
   }
   job_slot_[j] = slot;
+  if (size_t(slot) >= slot_job_.size()) slot_job_.resize(size_t(slot) + 1, -1);
+  slot_job_[size_t(slot)] = j;
   for (const auto& g : node_index_[j].groups)
     node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] |= 1ULL << (slot & 63);
 }
@@ -521,6 +523,25 @@ void Sim::clear_job_bits(int32_t j) {
   for (const auto& g : node_index_[j].groups)
     node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
   std::fill(rack_index_[j].has.begin(), rack_index_[j].has.end(), 0);
+}
+
+bool Sim::confirm_fresh_map_on(int32_t node) {
+  uint64_t* row = node_job_bits_.data() + size_t(node) * size_t(job_words_);
+  for (int32_t w = 0; w < job_words_; ++w)
+    for (uint64_t bits = row[w]; bits != 0; bits &= bits - 1) {
+      const int bit = __builtin_ctzll(bits);
+      const int32_t job = slot_job_[size_t(w) * 64 + size_t(bit)];
+      if (take_local(node_index_[job], node) >= 0) return true;
+      row[w] &= ~(1ULL << bit);
+    }
+  return false;
+}
+
+bool Sim::confirm_fresh_map_on_rack(int32_t job, int32_t rack) {
+  if (!fresh_map_on_rack(job, rack)) return false;
+  if (take_local(rack_index_[job], rack) >= 0) return true;
+  rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
+  return false;
 }
 
 void Sim::free_job_index(int32_t j) {
@@ -616,7 +637,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
     if (fresh_map_on_rack(job, rack)) {
       const int32_t t = take_local(rack_index_[job], rack);
       if (t >= 0) return t;
-      rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
+      rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));  // (likewise)
     }
   }
   // A task with replicas that is node- or rack-local was found above, so below kRemote the only

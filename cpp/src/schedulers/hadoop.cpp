@@ -446,10 +446,12 @@ class FairScheduler : public Scheduler {
   // found through the place indexes, and no listed job may go beyond node-local yet (or
   // rack-local where it has a map on this rack), every listed job is marked skipped as the scan
   // would, at once, and true returned. The common heartbeat of a lightly loaded cluster.
-  bool skipped_every_job(const Sim& sim, int32_t node) {
-    if (sim.fresh_map_on(node) || !sim.maps_found_by_place() || periodic_) return false;
+  // (The engine's bits are hints where set: confirmed here, so that a stale one, left by a launch
+  // on another replica's node, does not cost a visit of every listed job.)
+  bool skipped_every_job(Sim& sim, int32_t node) {
+    if (!sim.maps_found_by_place() || periodic_ || sim.confirm_fresh_map_on(node)) return false;
     const int32_t rack = sim.cluster().rack[node];
-    if (!strict_ && delay_.listed_may_go_beyond_node([&](int32_t j) { return sim.fresh_map_on_rack(j, rack); }))
+    if (!strict_ && delay_.listed_may_go_beyond_node([&](int32_t j) { return sim.confirm_fresh_map_on_rack(j, rack); }))
       return false;
     delay_.skip_listed();
     return true;
