@@ -477,7 +477,7 @@ class FairScheduler : public Scheduler {
     if (listed && list) {
       const FairKey k = fresh();
       if (k != key) {
-        order.rekey(order.index_of(key), k);
+        order.rekey(order.find(key), k);
         key = k;
       }
     } else if (listed) {
@@ -789,13 +789,13 @@ class FairScheduler : public Scheduler {
     // (true for the whole scan once true: it turns false only as jobs arrive or tasks fail)
     const bool by_place = type == kMap && sim.maps_found_by_place();
     auto& pools = pool_order_[type];
-    for (size_t pi = 0; pi < pools.items().size(); ++pi) {
-      const int32_t p = pools.items()[pi].id;
+    for (auto pi = pools.begin(); !pools.done(pi); pools.next(pi)) {
+      const int32_t p = pools.at(pi).id;
       if (pool_running_[type][p] >= pool_max_[type][size_t(p)]) continue;  // maxMaps / maxReduces
       const bool starving = type == kMap && periodic_ && starving_for_locality(sim, p);
       auto& jobs = job_order_[type][p];
-      for (size_t ji = 0; ji < jobs.items().size(); ++ji) {
-        const int32_t j = jobs.items()[ji].id;
+      for (auto ji = jobs.begin(); !jobs.done(ji); jobs.next(ji)) {
+        const int32_t j = jobs.at(ji).id;
         int32_t t = -1;
         if (type == kReduce) {
           t = sim.find_reduce(j);

@@ -294,30 +294,100 @@ struct FairKey {
   }
 };
 
-// Keys (each ending with its id) in FairKey order, kept sorted as keys change one at a time: a
-// re-key moves the entry to its new place, so an order that changes a little between heartbeats
-// costs that little rather than a full sort. The caller keeps each id's current key.
+// Keys (each ending with its id) in FairKey order, kept sorted as keys change one at a time, so
+// that an order that changes a little between heartbeats costs that little rather than a full
+// sort. The caller keeps each id's current key. The keys sit in blocks of at most kMaxBlock, in
+// order: a re-key that keeps the entry in its block steps it past its neighbours (the common
+// case: a few places); one that moves it farther takes it out and puts it where it belongs,
+// found by a binary search over the blocks and then in one block. On an overloaded cluster
+// thousands of jobs wait with the same share and each launch moves its job past all of them:
+// O(log n + block) per re-key there instead of O(n).
 class KeyedOrder {
  public:
-  const std::vector<FairKey>& items() const { return items_; }  // each key ends with its id
-  void insert(const FairKey& k) { items_.insert(items_.begin() + std::ptrdiff_t(index_of(k)), k); }
-  void erase(const FairKey& k) { items_.erase(items_.begin() + std::ptrdiff_t(index_of(k))); }
-  // Where key k is (or would go).
-  size_t index_of(const FairKey& k) const { return size_t(std::lower_bound(items_.begin(), items_.end(), k) - items_.begin()); }
-  // Gives the entry at index i the key k (of the same id) and moves it to its place, stepping
-  // past its neighbours (a re-key moves an entry a few places: fewer steps than a search and a
-  // rotation).
-  void rekey(size_t i, const FairKey& k) {
-    if (items_[i] < k) {
-      for (; i + 1 < items_.size() && items_[i + 1] < k; ++i) items_[i] = items_[i + 1];
-    } else {
-      for (; i > 0 && k < items_[i - 1]; --i) items_[i] = items_[i - 1];
+  static constexpr size_t kMaxBlock = 128;
+  struct Cursor {
+    size_t block = 0, pos = 0;
+  };
+  Cursor begin() const { return {}; }
+  bool done(const Cursor& c) const { return c.block >= blocks_.size(); }
+  const FairKey& at(const Cursor& c) const { return blocks_[c.block][c.pos]; }
+  void next(Cursor& c) const {
+    if (++c.pos == blocks_[c.block].size()) {
+      ++c.block;
+      c.pos = 0;
     }
-    items_[i] = k;
+  }
+  size_t size() const { return size_; }
+  // Where key k is (or would go: then possibly one past its block's end).
+  Cursor find(const FairKey& k) const {
+    const size_t b = block_for(k);
+    if (b == blocks_.size()) return Cursor{b, 0};
+    const auto& v = blocks_[b];
+    return Cursor{b, size_t(std::lower_bound(v.begin(), v.end(), k) - v.begin())};
+  }
+  void insert(const FairKey& k) {
+    ++size_;
+    if (blocks_.empty()) {
+      blocks_.push_back({k});
+      return;
+    }
+    const size_t b = std::min(block_for(k), blocks_.size() - 1);
+    auto& v = blocks_[b];
+    v.insert(std::lower_bound(v.begin(), v.end(), k), k);
+    if (v.size() > kMaxBlock) split(b);
+  }
+  void erase(const FairKey& k) { erase_at(find(k)); }
+  // Gives the entry at c the key k (of the same id) and moves it to its place.
+  void rekey(const Cursor& c, const FairKey& k) {
+    auto& v = blocks_[c.block];
+    size_t i = c.pos;
+    const bool after_previous = c.block == 0 || blocks_[c.block - 1].back() < k;
+    const bool before_next = c.block + 1 == blocks_.size() || k < blocks_[c.block + 1].front();
+    if (!(after_previous && before_next)) {  // its place is in another block
+      erase_at(c);
+      insert(k);
+      return;
+    }
+    if (v[i] < k) {
+      for (; i + 1 < v.size() && v[i + 1] < k; ++i) v[i] = v[i + 1];
+    } else {
+      for (; i > 0 && k < v[i - 1]; --i) v[i] = v[i - 1];
+    }
+    v[i] = k;
   }
 
  private:
-  std::vector<FairKey> items_;
+  // The first block whose last key is not below k (blocks_.size() if none).
+  size_t block_for(const FairKey& k) const {
+    size_t lo = 0, hi = blocks_.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (blocks_[mid].back() < k) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  void erase_at(const Cursor& c) {
+    auto& v = blocks_[c.block];
+    v.erase(v.begin() + std::ptrdiff_t(c.pos));
+    --size_;
+    if (v.empty()) {
+      blocks_.erase(blocks_.begin() + std::ptrdiff_t(c.block));
+    } else if (v.size() < kMaxBlock / 4 && c.block + 1 < blocks_.size() &&
+               v.size() + blocks_[c.block + 1].size() <= kMaxBlock) {  // (no trail of small blocks)
+      auto& w = blocks_[c.block + 1];
+      v.insert(v.end(), w.begin(), w.end());
+      blocks_.erase(blocks_.begin() + std::ptrdiff_t(c.block + 1));
+    }
+  }
+  void split(size_t b) {
+    auto& v = blocks_[b];
+    std::vector<FairKey> back(v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    v.resize(v.size() / 2);
+    blocks_.insert(blocks_.begin() + std::ptrdiff_t(b + 1), std::move(back));
+  }
+  std::vector<std::vector<FairKey>> blocks_;  // none empty
+  size_t size_ = 0;
 };
 
 // Slots (attempts) held by reduces of jobs whose map phase is not over. On a pool of untyped
