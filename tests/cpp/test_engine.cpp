@@ -167,6 +167,63 @@ TEST(EventQueue, OrdersEveryTimeNumerically) {
   }
 }
 
+// A simulation's pushes against a sorted reference: events at and after the current time (ties
+// of every kind), events in the past, times far apart and close together, the FIFO lane, pops
+// interleaved; either event classes ordered at equal times (push_ordered, push_ordered_later:
+// some earlier than the event being handled), or plain pushes with sequence numbers between
+// earlier pushes (push_at_seq). Every pop must be the reference's least (time, sequence).
+TEST(EventQueue, MatchesSortedOrderUnderSimulationPushes) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const bool ordered = seed % 2 == 0;
+    EventQueue q;
+    q.set_seq_stride(4);
+    Random rng(seed);
+    std::set<std::pair<double, uint64_t>> ref;
+    double now = 0;
+    auto check_pop = [&] {
+      const Event e = q.pop();
+      ASSERT_FALSE(ref.empty());
+      EXPECT_EQ(std::make_pair(e.time, e.seq), *ref.begin());
+      EXPECT_EQ(e.b, e.seq ^ 0x5555);  // the payload travels with its key
+      ref.erase(ref.begin());
+      now = std::max(now, e.time);
+    };
+    for (int i = 0; i < 60000; ++i) {
+      const uint64_t r = rng.below(10);
+      if (r < 4 && !q.empty()) {
+        check_pop();
+        continue;
+      }
+      const double t = r == 4 ? now                                                // now (ties)
+                     : r == 5 ? now + double(rng.below(4)) * 0.25               // close
+                     : r == 6 ? now + double(rng.below(1000000)) * 1e-3         // far
+                     : r == 7 ? now - 1.0                                        // in the past
+                              : now + double(rng.below(100));
+      const uint32_t order = static_cast<uint32_t>(rng.below(6));
+      uint64_t seq;
+      if (r == 8 && !ordered && q.next_seq() > 8) {
+        seq = q.next_seq() - 4 * (1 + rng.below(2)) + 1 + rng.below(3);  // between earlier pushes
+        if (!ref.insert({t, seq}).second) continue;  // (that number is taken: no duplicate keys)
+        q.push_at_seq(t, seq, 0, 0, seq ^ 0x5555);
+        continue;
+      }
+      seq = q.next_seq() | (ordered ? uint64_t(order) << 56 : 0);
+      ref.insert({t, seq});
+      if (r == 9) {
+        if (ordered) q.push_ordered_later(t, order, 0, 0, seq ^ 0x5555);
+        else q.push_later(t, 0, 0, seq ^ 0x5555);
+      } else if (ordered) {
+        q.push_ordered(t, order, 0, 0, seq ^ 0x5555);
+      } else {
+        q.push(t, 0, 0, seq ^ 0x5555);
+      }
+      EXPECT_EQ(q.size(), ref.size());
+    }
+    while (!q.empty()) check_pop();
+    EXPECT_TRUE(ref.empty());
+  }
+}
+
 TEST(Random, SameSeedSameStreamDifferentStreamsDiffer) {
   Random a(42, 0), b(42, 0), c(42, 1);
   int same = 0;

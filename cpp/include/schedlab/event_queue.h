@@ -65,38 +65,31 @@ class EventQueue {
     if (lane_size_ == lane_.size()) grow_lane();
     lane_at(lane_size_++) = s;
   }
-  bool empty() const { return heap_.empty() && lane_size_ == 0; }
-  size_t size() const { return heap_.size() + lane_size_; }
-  Event top() const { return event(lane_first() ? lane_[lane_head_] : heap_.front()); }
+  bool empty() const { return heap_empty() && lane_size_ == 0; }
+  size_t size() const { return early_.size() + radix_n_ + lane_size_; }
+  Event top() const { return event(lane_first() ? lane_[lane_head_] : heap_min()); }
   // Whether the heap's first event (not the lane's) is of `kind`, and then its payload b: a cheap
   // look ahead, e.g. to prefetch.
   bool heap_front_is(uint32_t kind, uint64_t& b) const {
-    if (heap_.empty() || heap_.front().kind != kind) return false;
-    b = heap_.front().b;
+    if (heap_empty() || heap_min().kind != kind) return false;
+    b = heap_min().b;
     return true;
   }
   // The same with the payload a as well.
   bool heap_front_is(uint32_t kind, uint32_t& a, uint64_t& b) const {
-    if (heap_.empty() || heap_.front().kind != kind) return false;
-    a = heap_.front().a;
-    b = heap_.front().b;
+    if (heap_empty()) return false;
+    const Slot& s = heap_min();
+    if (s.kind != kind) return false;
+    a = s.a;
+    b = s.b;
     return true;
   }
-  // Whether the heap's second event (the earliest child of its first) is of `kind`, and then its
-  // payload a: a look further ahead, e.g. to prefetch what the next event's prefetch reads.
+  // Whether the heap's second event is of `kind`, and then its payload a: a look further ahead,
+  // e.g. to prefetch what the next event's prefetch reads. A hint: it may answer false when the
+  // second event is not at hand (a cheap look only).
   bool heap_second_is(uint32_t kind, uint32_t& a) const {
-    const size_t n = heap_.size();
-    if (n < 2) return false;
-    size_t best = 1;
-    Key best_key = key(heap_[1]);
-    for (size_t k = 2; k < 5 && k < n; ++k) {
-      const Key kk = key(heap_[k]);
-      const bool earlier = kk < best_key;
-      best = earlier ? k : best;
-      best_key = earlier ? kk : best_key;
-    }
-    if (heap_[best].kind != kind) return false;
-    a = heap_[best].a;
+    if (!early_.empty() || !second_valid_ || second_.kind != kind) return false;
+    a = second_.a;
     return true;
   }
   // Whether the lane's first event is of `kind`, and then its payload a.
@@ -112,14 +105,35 @@ class EventQueue {
       --lane_size_;
       return event(s);
     }
-    const Slot s = heap_.front();
-    const Slot last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) refill_top(last);
+    if (!early_.empty() && (radix_n_ == 0 || key(early_.front()) < key(buckets_[0].back()))) {
+      const Slot s = early_.front();
+      const Slot last = early_.back();
+      early_.pop_back();
+      if (!early_.empty()) refill_top(last);
+      return event(s);
+    }
+    std::vector<Slot>& b0 = buckets_[0];
+    const Slot s = b0.back();
+    b0.pop_back();
+    --radix_n_;
+    second_valid_ = false;
+    if (b0.empty()) {
+      nonempty_[0] &= ~uint64_t(1);
+      if (radix_n_ > 0) pull();
+    }
     return event(s);
   }
-  void reserve(size_t n) { heap_.reserve(n); }
-  void clear() { heap_.clear(); lane_.clear(); lane_head_ = lane_size_ = 0; next_seq_ = first_seq_; }
+  void clear() {
+    early_.clear();
+    for (auto& b : buckets_) b.clear();
+    nonempty_[0] = nonempty_[1] = nonempty_[2] = 0;
+    radix_n_ = 0;
+    last_ = 0;
+    second_valid_ = false;
+    lane_.clear();
+    lane_head_ = lane_size_ = 0;
+    next_seq_ = first_seq_;
+  }
   uint64_t pushed() const { return (next_seq_ - first_seq_) / stride_; }  // events pushed so far (and skip_seq's)
 
  private:
@@ -148,49 +162,156 @@ class EventQueue {
     std::memcpy(&t, &u, sizeof t);
     return Event{t, s.seq, s.kind, s.a, s.b};
   }
+  // The events not in the lane are kept in a radix heap [Ahuja, Mehlhorn, Orlin and Tarjan,
+  // "Faster algorithms for the shortest path problem", J. ACM 37(2), 1990]: event keys only grow
+  // in a simulation, so an event is filed in a bucket by the highest bit in which its key
+  // differs from last_, the smallest key filed (bucket 0 holds that event itself). A push
+  // appends to a bucket; when bucket 0 empties, the lowest non-empty bucket's smallest key
+  // becomes last_ and its events are refiled into lower buckets. Each event moves a few times,
+  // through contiguous arrays, instead of sifting through a heap's levels at random. Keys are
+  // unique (sequence numbers), so the order is exactly (time, sequence). An event earlier than
+  // last_ (pushed at the current time with a lower order, or at an earlier sequence number) goes
+  // to early_, a small 4-ary heap; a pop takes the earlier of the two.
+  static constexpr int kBuckets = 129;
+  std::vector<Slot> buckets_[kBuckets];
+  uint64_t nonempty_[3] = {0, 0, 0};  // bit i: buckets_[i] is not empty
+  size_t radix_n_ = 0;
+  Key last_ = 0;
+  std::vector<Slot> early_;
+  // The radix heap's second event, when known (a look ahead for heap_second_is): found by pull()
+  // and kept up to date by pushes.
+  Slot second_{};
+  bool second_valid_ = false;
+  bool heap_empty() const { return radix_n_ == 0 && early_.empty(); }
+  // The heap's earliest event (the heap must not be empty).
+  const Slot& heap_min() const {
+    if (!early_.empty() && (radix_n_ == 0 || key(early_.front()) < key(buckets_[0].back()))) return early_.front();
+    return buckets_[0].back();
+  }
+  // Bucket of key k: 0 if k == last_, else 1 + the index of the highest bit of k ^ last_.
+  int bucket_of(Key k) const {
+    const Key x = k ^ last_;
+    const uint64_t hi = static_cast<uint64_t>(x >> 64), lo = static_cast<uint64_t>(x);
+    if (hi) return 128 - __builtin_clzll(hi);
+    if (lo) return 64 - __builtin_clzll(lo);
+    return 0;
+  }
+  void file(const Slot& s, int i) {
+    buckets_[i].push_back(s);
+    nonempty_[i >> 6] |= uint64_t(1) << (i & 63);
+  }
+  // The lowest non-empty bucket at or above `from` (some must be).
+  int lowest_bucket(int from) const {
+    for (int w = from >> 6; w < 3; ++w) {
+      uint64_t m = nonempty_[w];
+      if (w == (from >> 6)) m &= ~uint64_t(0) << (from & 63);
+      if (m) return w * 64 + __builtin_ctzll(m);
+    }
+    return kBuckets;
+  }
+  // Bucket 0 is empty and the radix heap is not: the lowest non-empty bucket's smallest key
+  // becomes last_, and that bucket's events are refiled below it.
+  void pull() {
+    const int i = lowest_bucket(1);
+    std::vector<Slot>& b = buckets_[i];
+    // the smallest key and the second smallest (every later bucket's keys are larger)
+    size_t m = 0, m2 = 0;
+    Key mk = key(b[0]), m2k = ~Key(0);
+    for (size_t k = 1; k < b.size(); ++k) {
+      const Key kk = key(b[k]);
+      if (kk < m2k) {
+        if (kk < mk) {
+          m2 = m;
+          m2k = mk;
+          m = k;
+          mk = kk;
+        } else {
+          m2 = k;
+          m2k = kk;
+        }
+      }
+    }
+    last_ = mk;
+    second_valid_ = b.size() > 1;
+    if (second_valid_) second_ = b[m2];
+    for (const Slot& s : b) file(s, bucket_of(key(s)));
+    b.clear();
+    nonempty_[i >> 6] &= ~(uint64_t(1) << (i & 63));
+    if (!second_valid_ && radix_n_ > 1) {  // the second is the least of the next bucket, if short
+      const std::vector<Slot>& nb = buckets_[lowest_bucket(1)];
+      if (nb.size() <= 8) {
+        const Slot* best = &nb[0];
+        for (size_t k = 1; k < nb.size(); ++k)
+          if (key(nb[k]) < key(*best)) best = &nb[k];
+        second_ = *best;
+        second_valid_ = true;
+      }
+    }
+  }
   bool lane_first() const {
     if (lane_size_ == 0) return false;
-    return heap_.empty() || key(lane_[lane_head_]) < key(heap_.front());
+    return heap_empty() || key(lane_[lane_head_]) < key(heap_min());
   }
-  // A 4-ary heap: shallower than a binary heap, so fewer cache misses per pop.
   void push_slot(const Slot& s) {
-    heap_.push_back(s);
-    sift_up(heap_.size() - 1, s);
+    const Key k = key(s);
+    if (radix_n_ == 0) {
+      if (!early_.empty() && k < key(early_.front())) {
+        push_early(s);
+        return;
+      }
+      last_ = k;  // an empty radix heap starts from any key
+      file(s, 0);
+      ++radix_n_;
+      return;
+    }
+    if (k < last_) {
+      push_early(s);
+      return;
+    }
+    if (second_valid_ ? k < key(second_) : radix_n_ == 1) {
+      second_ = s;
+      second_valid_ = true;
+    }
+    file(s, bucket_of(k));
+    ++radix_n_;
+  }
+  // early_: a 4-ary heap.
+  void push_early(const Slot& s) {
+    early_.push_back(s);
+    sift_up(early_.size() - 1, s);
   }
   void sift_up(size_t i, const Slot& s) {
     const Key k = key(s);
     while (i > 0) {
       const size_t p = (i - 1) / 4;
-      if (!(k < key(heap_[p]))) break;
-      heap_[i] = heap_[p];
+      if (!(k < key(early_[p]))) break;
+      early_[i] = early_[p];
       i = p;
     }
-    heap_[i] = s;
+    early_[i] = s;
   }
   // The top was taken: move the earliest child up into the hole, level by level to the bottom,
-  // then put `last` (the old last event) in the hole and sift it up -- it belongs near the
-  // bottom, so this compares less than sifting it down from the top.
+  // then put `last` (the old last event) in the hole and sift it up.
   void refill_top(const Slot& last) {
-    const size_t n = heap_.size();
+    const size_t n = early_.size();
     size_t i = 0;
     for (;;) {
       const size_t c = 4 * i + 1;
       if (c >= n) break;
       size_t best = c;
-      Key best_key = key(heap_[c]);
+      Key best_key = key(early_[c]);
       const size_t end = c + 4 < n ? c + 4 : n;
       for (size_t k = c + 1; k < end; ++k) {
-        const Key kk = key(heap_[k]);
+        const Key kk = key(early_[k]);
         const bool earlier = kk < best_key;
         best = earlier ? k : best;
         best_key = earlier ? kk : best_key;
       }
-      heap_[i] = heap_[best];
+      early_[i] = early_[best];
       i = best;
     }
     sift_up(i, last);
   }
-  std::vector<Slot> heap_;
   // push_later's events, in (time, sequence) order: a ring of lane_size_ events from lane_head_
   // (its capacity a power of two), so the lane never shifts its events
   Slot& lane_at(size_t i) { return lane_[(lane_head_ + i) & (lane_.size() - 1)]; }
