@@ -161,7 +161,23 @@ void Workload::validate(size_t n_nodes) const {
     }
   }
   if (!task_begin.empty() && static_cast<size_t>(task_begin[nj]) != nt) throw std::invalid_argument("workload field 'task_begin' does not cover every task");
-  for (size_t t = 0; t < nt; ++t) {
+  // The per-task checks below, done first on the values the columns hold (a column held per
+  // (job, stage) holds a job's few values, not one per task); only when one fails are the tasks
+  // scanned, for the first offending task's message.
+  auto holds = [](const TaskColumn& c, auto ok) {
+    const std::vector<double>& v = c.per_block() ? c.blocks() : c.values();
+    bool all = true;
+    for (double x : v) all &= ok(x);
+    return all;
+  };
+  auto finite_nonneg = [](double x) { return std::isfinite(x) && x >= 0; };
+  auto nonneg = [](double x) { return x >= 0; };
+  bool stages_ok = true;
+  for (size_t t = 0; t < nt; ++t) stages_ok &= task_stage[t] <= kReduce;
+  const bool tasks_ok = stages_ok && holds(work, finite_nonneg) && holds(estimate, finite_nonneg) &&
+                        holds(input_bytes, nonneg) && holds(output_bytes, nonneg) && holds(vcores, nonneg) &&
+                        holds(memory, nonneg);
+  for (size_t t = 0; t < nt && !tasks_ok; ++t) {
     if (task_stage[t] > kReduce) throw std::invalid_argument(task_field("stage", t) + " must be 0 (map) or 1 (reduce)");
     if (!std::isfinite(work[t]) || work[t] < 0) throw std::invalid_argument(task_field("work", t) + " must be a finite number >= 0");
     if (!std::isfinite(estimate[t]) || estimate[t] < 0) throw std::invalid_argument(task_field("estimate", t) + " must be a finite number >= 0");
