@@ -158,7 +158,15 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
     } else {
       // the (r - first_general)-th clear general bit
       const int64_t k = r - first_general_;
-      const size_t word = std::upper_bound(prefix.begin(), prefix.end(), k) - prefix.begin() - 1;
+      // the last word whose count before it is <= k (a search without branches: which way it
+      // goes is a coin toss to a branch predictor)
+      const int64_t* base = prefix.data();
+      for (size_t len = prefix.size(); len > 1;) {
+        const size_t half = len / 2;
+        base = base[half] <= k ? base + half : base;
+        len -= half;
+      }
+      const size_t word = static_cast<size_t>(base - prefix.data());
       const uint64_t clear = general_mask(word) & ~(copy >= 0 ? copies_[copy].bits[word] : 0ULL);
       w = static_cast<int32_t>(int64_t(word) * 64 + select_bit(clear, k - prefix[word]));
     }
