@@ -647,6 +647,7 @@ SimResult Sim::collect() { return finish_result(res_, false); }
 bool Sim::loop() {
   const size_t nj = wl_.n_jobs();
   bool limited = false;
+  int32_t ahead = -1;  // the worker of a task end fetched an event ahead
   while (!q_.empty() && unfinished_ > 0) {
     const Event e = q_.pop();
     if (e.time > opt_.time_limit) { now_ = opt_.time_limit; limited = true; break; }
@@ -663,7 +664,8 @@ bool Sim::loop() {
       uint64_t y;
       if (q_.heap_front_is(kTaskEnd, x, y)) {
         prefetch_worker(static_cast<int32_t>(x));
-        prefetch_queue(static_cast<int32_t>(x));
+        // the queue record is read only if it was fetched an event ago (else the read would wait)
+        if (static_cast<int32_t>(x) == ahead) prefetch_queue(static_cast<int32_t>(x));
         __builtin_prefetch(res_.att_status.data() + y);
         __builtin_prefetch(res_.att_finish.data() + y);
         __builtin_prefetch(res_.att_task.data() + y);
@@ -671,7 +673,11 @@ bool Sim::loop() {
         const std::vector<int32_t>& t = deliveries_[x].targets;
         for (size_t i = 0; i < t.size() && i < 2; ++i) prefetch_worker(t[i]);
       }
-      if (q_.heap_second_is(kTaskEnd, x)) prefetch_worker(static_cast<int32_t>(x));
+      ahead = -1;
+      if (q_.heap_second_is(kTaskEnd, x)) {
+        prefetch_worker(static_cast<int32_t>(x));
+        ahead = static_cast<int32_t>(x);
+      }
       if (q_.lane_front_is(kNoop, x)) prefetch_worker(static_cast<int32_t>(x));
       else if (q_.lane_front_is(kUpdate, x)) {
         __builtin_prefetch(&job_srpt_[x]);
