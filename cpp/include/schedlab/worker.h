@@ -23,6 +23,9 @@
 // task requests, task ends, idleness and timers, and acts through worker::Sim.
 #pragma once
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <new>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -168,7 +171,10 @@ class Sim {
   bool has_long_work(int32_t w) const { return long_work_[w] != 0; }
   bool is_long(int32_t job) const { return job_long_[job] != 0; }
   double est(int32_t job) const { return job_srpt_[job].est; }  // estimated duration of each task of the job
-  double duration(int32_t task) const { return dur_[task]; }  // actual (truncated) duration
+  double duration(int32_t task) const {  // actual (truncated) duration
+    const double w = work_ ? work_[task] : wl_.work[task];
+    return opt_.truncate ? std::trunc(w) : w;
+  }
   int64_t task_begin(int32_t job) const { return wl_.task_begin[job]; }
   int32_t n_tasks(int32_t job) const { return static_cast<int32_t>(wl_.task_begin[job + 1] - wl_.task_begin[job]); }
   int32_t unlaunched(int32_t job) const { return n_tasks(job) - job_launched_[job]; }
@@ -382,9 +388,26 @@ class Sim {
   std::vector<int32_t> job_launched_, job_done_;
   mutable std::vector<int64_t> job_cursor_;
   // tasks
-  std::vector<double> dur_;
-  std::vector<uint8_t> task_state_;
-  std::vector<uint8_t> task_copies_, task_susp_;
+  const double* work_ = nullptr;  // the workload's work per task (null if held per job and stage)
+  // A byte per task, zero-filled by calloc: the system hands out zeroed pages, each touched only
+  // when a task's byte in it is first written (no pass writing zeros over 15 M tasks' pages).
+  class TaskBytes {
+   public:
+    void assign_zeros(size_t n) {
+      p_.reset(static_cast<uint8_t*>(std::calloc(n ? n : 1, 1)));
+      if (!p_) throw std::bad_alloc();
+    }
+    uint8_t& operator[](size_t i) { return p_.get()[i]; }
+    uint8_t operator[](size_t i) const { return p_.get()[i]; }
+
+   private:
+    struct Free {
+      void operator()(uint8_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<uint8_t[], Free> p_;
+  };
+  TaskBytes task_state_;
+  TaskBytes task_copies_, task_susp_;
   int64_t unfinished_ = 0;
 
   // windows and utilization

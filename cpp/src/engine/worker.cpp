@@ -207,8 +207,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   job_launched_.assign(nj, 0);
   job_done_.assign(nj, 0);
   job_cursor_.resize(nj);
-  dur_.resize(nt);
-  for (size_t t = 0; t < nt; ++t) dur_[t] = opt_.truncate ? std::trunc(wl_.work[t]) : wl_.work[t];
+  if (!wl_.work.per_block()) work_ = wl_.work.values().data();
   Random est_rng(seed, 3);
   for (size_t j = 0; j < nj; ++j) {
     const int64_t b = wl_.task_begin[j], e = wl_.task_begin[j + 1];
@@ -224,9 +223,10 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     job_srpt_[j].remaining = job_srpt_[j].est * double(e - b);
     job_cursor_[j] = b;
   }
-  task_state_.assign(nt, kTaskUnlaunched);
-  task_copies_.assign(nt, 0);
-  task_susp_.assign(nt, 0);
+  static_assert(kTaskUnlaunched == 0, "task states start zero-filled");
+  task_state_.assign_zeros(nt);
+  task_copies_.assign_zeros(nt);
+  task_susp_.assign_zeros(nt);
   unfinished_ = static_cast<int64_t>(nj);
   res_.job_start.assign(nj, kNaN);
   res_.job_finish.assign(nj, kNaN);
