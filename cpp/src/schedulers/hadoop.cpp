@@ -1039,6 +1039,14 @@ class CapacityScheduler : public Scheduler {
       slots_per_[s].assign(n_jobs, 1);
     }
     in_init_set_.assign(n_jobs, 0);
+    in_jobs_.assign(n_jobs, 0);
+    for (int s = 0; s < 2; ++s) {
+      contrib_[s].assign(n_jobs, Contribution{});
+      dirty_flag_[s].assign(n_jobs, 0);
+      dirty_[s].clear();
+      overlay_[s].clear();
+    }
+    changes_ = sim.track_job_changes();
     poll_armed_ = false;
     for (size_t j = 0; j < n_jobs; ++j) {
       const int64_t b = wl.task_begin[j], e = wl.task_begin[j + 1], m = b + wl.n_maps[j];
@@ -1094,6 +1102,7 @@ class CapacityScheduler : public Scheduler {
     Queue& q = queues_[size_t(queue_of_[job])];
     auto& list = poller_ ? q.waiting : q.jobs;  // (with the poller, running once it initializes it)
     list.insert(std::upper_bound(list.begin(), list.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+    if (!poller_) join_running_list(job);
     if (poller_ && !poll_armed_ && std::isfinite(poll_interval_)) {
       sim.set_timer(sim.now() + poll_interval_, kPollTag);
       poll_armed_ = true;
@@ -1130,6 +1139,8 @@ class CapacityScheduler : public Scheduler {
       auto it = std::find(v->begin(), v->end(), job);  // (waiting: a job killed before it was initialized)
       if (it != v->end()) v->erase(it);
     }
+    in_jobs_[size_t(job)] = 0;
+    mark_dirty(job);
     for (int s = 0; s < 2; ++s)  // its reservations go with it (JobInProgress.cancelReservedSlots)
       if (job_reserved_[s][size_t(job)] > 0)
         for (int32_t n = 0; n < sim.n_nodes(); ++n)
@@ -1152,8 +1163,7 @@ class CapacityScheduler : public Scheduler {
       if (assign(sim, node, kMap, avail, job) != kFound) break;
       if (++assigned >= max_per_heartbeat_) break;
       avail -= slots_per_[kMap][size_t(job)];
-      Queue& q = queues_[size_t(queue_of_[job])];  // (CapacitySchedulerQueue.update)
-      add_usage(sim, q.use[kMap], job, kMap, 1, slots_per_[kMap][size_t(job)]);
+      add_launch(sim, job, kMap);  // (CapacitySchedulerQueue.update)
     }
     // one reduce (addReduceTask)
     if (sim.free_slots(node, kReduce) > 0) {
@@ -1265,9 +1275,17 @@ class CapacityScheduler : public Scheduler {
   enum Lookup { kNone, kFound, kMemoryFailed };
   struct Usage {
     int32_t capacity = 0, max_capacity = -1, occupied = 0, running = 0;
-    // slots occupied per user, sorted by user (vectors: cleared at every heartbeat, no allocation)
-    std::vector<std::pair<int32_t, int32_t>> by_user;
+    std::vector<std::pair<int32_t, int32_t>> by_user;  // slots occupied per user (sorted by user; none with 0)
     std::vector<int32_t> active;         // users with tasks of this type to schedule (sorted)
+    std::vector<std::pair<int32_t, int32_t>> pending_jobs;  // per user: counted jobs with tasks to schedule
+    std::vector<int32_t> extra_active;   // users made active by a launch since the last updateAll
+  };
+  struct Contribution {  // a job's part of its queue's usage of one type, as last counted
+    int32_t running = 0, occupied = 0;
+    uint8_t pending = 0, counted = 0;  // (counted: it is in the running list)
+  };
+  struct Overlay {  // a launch's addition to its queue's usage, until the next updateAll
+    int32_t queue, user, slots;
   };
   struct Queue {
     float percent = 0, max_percent = -1;
@@ -1293,38 +1311,115 @@ class CapacityScheduler : public Scheduler {
     const JobState& js = sim.job(j);
     return type == kMap ? js.pending[kMap] > 0 : sim.reduces_allowed(j) && js.pending[kReduce] > 0;
   }
-  void add_usage(Sim& sim, Usage& u, int32_t job, int type, int32_t running, int32_t slots) {
-    u.running += running;
+  // Usage is kept per job: each job's last contribution (running tasks, slots occupied, whether it
+  // has tasks of the type to schedule) is in the queue's sums, and only the jobs that changed
+  // since (the engine's change log, reservations, the running list) are counted again: the
+  // usage of updateAll at O(changes) instead of O(jobs) per heartbeat, which an overloaded
+  // cluster with thousands of waiting jobs needs.
+  // CapacitySchedulerQueue.update after a task is assigned: its running task and slots added,
+  // and its user made active if the job has more to schedule, until the next updateAll.
+  void add_launch(Sim& sim, int32_t job, int type) {
+    Usage& u = queues_[size_t(queue_of_[job])].use[type];
+    const int32_t user = sim.workload().user[size_t(job)], slots = slots_per_[type][size_t(job)];
+    u.running += 1;
     u.occupied += slots;
-    const int32_t user = sim.workload().user[size_t(job)];
-    auto at = std::lower_bound(u.by_user.begin(), u.by_user.end(), std::make_pair(user, INT32_MIN));
-    if (at == u.by_user.end() || at->first != user) at = u.by_user.insert(at, {user, 0});
-    at->second += slots;
+    add_user_slots(u, user, slots);
+    overlay_[type].push_back({queue_of_[job], user, slots});
     if (has_pending(sim, job, type)) {
       auto it = std::lower_bound(u.active.begin(), u.active.end(), user);
-      if (it == u.active.end() || *it != user) u.active.insert(it, user);
+      if (it == u.active.end() || *it != user) {
+        u.active.insert(it, user);
+        u.extra_active.push_back(user);
+      }
     }
+  }
+  static void add_user_slots(Usage& u, int32_t user, int32_t slots) {
+    auto at = std::lower_bound(u.by_user.begin(), u.by_user.end(), std::make_pair(user, INT32_MIN));
+    if (at == u.by_user.end() || at->first != user) at = u.by_user.insert(at, {user, 0});
+    if ((at->second += slots) == 0) u.by_user.erase(at);
+  }
+  static int32_t pending_jobs_of(const Usage& u, int32_t user) {
+    auto at = std::lower_bound(u.pending_jobs.begin(), u.pending_jobs.end(), std::make_pair(user, INT32_MIN));
+    return at == u.pending_jobs.end() || at->first != user ? 0 : at->second;
+  }
+  // Adds (sign 1) or takes out (-1) a job's contribution to its queue's usage.
+  static void apply(Usage& u, int32_t user, const Contribution& c, int32_t sign) {
+    if (!c.counted) return;
+    u.running += sign * c.running;
+    u.occupied += sign * c.occupied;
+    if (c.occupied != 0) add_user_slots(u, user, sign * c.occupied);
+    if (!c.pending) return;
+    auto at = std::lower_bound(u.pending_jobs.begin(), u.pending_jobs.end(), std::make_pair(user, INT32_MIN));
+    if (at == u.pending_jobs.end() || at->first != user) at = u.pending_jobs.insert(at, {user, 0});
+    at->second += sign;
+    auto it = std::lower_bound(u.active.begin(), u.active.end(), user);
+    const bool listed = it != u.active.end() && *it == user;
+    if (at->second == 0) {
+      u.pending_jobs.erase(at);
+      if (listed) u.active.erase(it);
+    } else if (!listed) {
+      u.active.insert(it, user);
+    }
+  }
+  void mark_dirty(int32_t job, int type) {
+    if (!dirty_flag_[type][size_t(job)]) {
+      dirty_flag_[type][size_t(job)] = 1;
+      dirty_[type].push_back(job);
+    }
+  }
+  void mark_dirty(int32_t job) {
+    mark_dirty(job, kMap);
+    mark_dirty(job, kReduce);
+  }
+  // The job's contribution counted again from its state.
+  void recount(Sim& sim, int32_t job, int type) {
+    Contribution n;
+    if (in_jobs_[size_t(job)]) {
+      const int32_t run = sim.job(job).running_attempts[type], held = job_reserved_[type][size_t(job)];
+      n = Contribution{run, (held + run) * slots_per_[type][size_t(job)], uint8_t(has_pending(sim, job, type)), 1};
+    }
+    Contribution& c = contrib_[type][size_t(job)];
+    if (n.running == c.running && n.occupied == c.occupied && n.pending == c.pending && n.counted == c.counted) return;
+    Usage& u = queues_[size_t(queue_of_[job])].use[type];
+    const int32_t user = sim.workload().user[size_t(job)];
+    apply(u, user, c, -1);
+    apply(u, user, n, 1);
+    c = n;
   }
   // CapacitySchedulerQueue.updateAll: capacities from the cluster's slots, usage from the jobs
   // (of one type, or -1: both).
   void update_all(Sim& sim, int type = -1) {
+    sim.drain_changed_jobs(changes_, [&](int32_t j) { mark_dirty(j); });
     const int32_t total[2] = {sim.total_map_slots(), sim.total_reduce_slots()};
-    for (Queue& q : queues_)
-      for (int s = 0; s < 2; ++s) {
-        if (type >= 0 && s != type) continue;
+    for (int s = 0; s < 2; ++s) {
+      if (type >= 0 && s != type) continue;
+      for (Queue& q : queues_) {
         Usage& u = q.use[s];
         u.capacity = int32_t(q.percent * float(total[s]) / 100.0f);
         u.max_capacity = q.max_percent > 0 ? int32_t(q.max_percent * float(total[s]) / 100.0f) : -1;
-        u.occupied = u.running = 0;
-        u.by_user.clear();
-        u.active.clear();
-        for (int32_t j : q.jobs) {
-          const int32_t run = sim.job(j).running_attempts[s];
-          const int32_t held = job_reserved_[s][size_t(j)];
-          if (run == 0 && held == 0 && !has_pending(sim, j, s)) continue;  // (it would add nothing)
-          add_usage(sim, u, j, s, run, (held + run) * slots_per_[s][size_t(j)]);
-        }
       }
+      for (const Overlay& o : overlay_[s]) {  // the launches' additions give way to the jobs' counts
+        Usage& u = queues_[size_t(o.queue)].use[s];
+        u.running -= 1;
+        u.occupied -= o.slots;
+        add_user_slots(u, o.user, -o.slots);
+      }
+      overlay_[s].clear();
+      for (int32_t j : dirty_[s]) {
+        dirty_flag_[s][size_t(j)] = 0;
+        recount(sim, j, s);
+      }
+      dirty_[s].clear();
+      for (Queue& q : queues_) {
+        Usage& u = q.use[s];
+        for (int32_t user : u.extra_active)
+          if (pending_jobs_of(u, user) == 0) {
+            auto it = std::lower_bound(u.active.begin(), u.active.end(), user);
+            if (it != u.active.end() && *it == user) u.active.erase(it);
+          }
+        u.extra_active.clear();
+      }
+    }
   }
   void sort_queues(int type) {
     std::stable_sort(order_[type].begin(), order_[type].end(), [&](int32_t a, int32_t b) { return ratio(a, type) < ratio(b, type); });
@@ -1361,12 +1456,14 @@ class CapacityScheduler : public Scheduler {
   void reserve(int32_t node, int type, int32_t job) {
     if (reserved_job_[type][size_t(node)] != job) job_reserved_[type][size_t(job)]++;
     reserved_job_[type][size_t(node)] = job;
+    mark_dirty(job, type);
   }
   void unreserve(int32_t node, int type) {
     const int32_t job = reserved_job_[type][size_t(node)];
     if (job < 0) return;
     job_reserved_[type][size_t(job)]--;
     reserved_job_[type][size_t(node)] = -1;
+    mark_dirty(job, type);
   }
   // TaskSchedulingMgr.assignTasks: the job this tracker is reserved for, else the queues in order.
   Lookup assign(Sim& sim, int32_t node, int type, int32_t avail, int32_t& job) {
@@ -1434,6 +1531,7 @@ class CapacityScheduler : public Scheduler {
         chosen.push_back(j);
         auto& to = setup_seconds_ > 0 ? q.initializing : q.jobs;  // (0: its setup is not modelled, it runs at once)
         to.insert(std::upper_bound(to.begin(), to.end(), j, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), j);
+        if (&to == &q.jobs) join_running_list(j);
         if (setup_seconds_ > 0 && std::isfinite(setup_seconds_)) sim.set_timer(sim.now() + setup_seconds_, kSetupTag + uint64_t(j));
         active += tasks_of(j);
       }
@@ -1448,6 +1546,11 @@ class CapacityScheduler : public Scheduler {
     if (it == q.initializing.end()) return;  // (ended meanwhile)
     q.initializing.erase(it);
     q.jobs.insert(std::upper_bound(q.jobs.begin(), q.jobs.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+    join_running_list(job);
+  }
+  void join_running_list(int32_t job) {  // (counted in its queue's usage from the next updateAll)
+    in_jobs_[size_t(job)] = 1;
+    mark_dirty(job);
   }
 
   static constexpr uint64_t kPollTag = 0x43415049;  // the job initializer's timer
@@ -1482,6 +1585,12 @@ class CapacityScheduler : public Scheduler {
   int64_t max_system_jobs_, max_active_tasks_, max_active_tasks_per_user_;
   std::vector<uint8_t> in_init_set_;      // per job: in the job initializer's list of initialized jobs
   bool poll_armed_ = false;
+  std::vector<uint8_t> in_jobs_;          // per job: in its queue's running list (q.jobs)
+  std::vector<Contribution> contrib_[2];  // per job: its part of its queue's usage
+  std::vector<int32_t> dirty_[2];         // jobs to count again at the next updateAll of the type
+  std::vector<uint8_t> dirty_flag_[2];
+  std::vector<Overlay> overlay_[2];
+  int changes_ = -1;
 };
 
 }  // namespace
