@@ -1042,6 +1042,7 @@ class CapacityScheduler : public Scheduler {
     in_jobs_.assign(n_jobs, 0);
     for (int s = 0; s < 2; ++s) {
       contrib_[s].assign(n_jobs, Contribution{});
+      ready_listed_[s].assign(n_jobs, 0);
       dirty_flag_[s].assign(n_jobs, 0);
       dirty_[s].clear();
       overlay_[s].clear();
@@ -1126,7 +1127,7 @@ class CapacityScheduler : public Scheduler {
   void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
   void on_priority_changed(Sim& sim, int32_t job) override {
     Queue& q = queues_[size_t(queue_of_[job])];
-    for (auto* list : {&q.jobs, &q.waiting, &q.initializing}) {
+    for (auto* list : {&q.jobs, &q.waiting, &q.initializing, &q.ready[kMap], &q.ready[kReduce]}) {
       auto it = std::find(list->begin(), list->end(), job);
       if (it == list->end()) continue;
       list->erase(it);
@@ -1296,6 +1297,8 @@ class CapacityScheduler : public Scheduler {
     std::vector<int32_t> waiting;  // with the job initializer: submitted, not yet initialized, in order
     std::vector<int32_t> initializing;  // initialized, their setup task not done yet (job_setup_seconds), in order
     Usage use[2];
+    std::vector<int32_t> ready[2];  // see ready_jobs
+    uint64_t ready_calls[2] = {0, 0};
   };
 
   // JobQueueJobInProgressListener.FIFO_JOB_QUEUE_COMPARATOR (priority, start time, id) where the
@@ -1408,6 +1411,7 @@ class CapacityScheduler : public Scheduler {
       for (int32_t j : dirty_[s]) {
         dirty_flag_[s][size_t(j)] = 0;
         recount(sim, j, s);
+        list_if_eligible(sim, j, s);
       }
       dirty_[s].clear();
       for (Queue& q : queues_) {
@@ -1420,6 +1424,40 @@ class CapacityScheduler : public Scheduler {
         u.extra_active.clear();
       }
     }
+  }
+  // Whether a scan for `type` could take a task of the job or reserve a tracker for it: it is in
+  // the running list with pending tasks of the type (reduces: past slowstart, unless memory-based
+  // scheduling could reserve for it).
+  bool eligible(Sim& sim, int32_t job, int type) const {
+    return in_jobs_[size_t(job)] && sim.job(job).pending[type] > 0 && (type == kMap || mem_enabled_ || sim.reduces_allowed(job));
+  }
+  void list_if_eligible(Sim& sim, int32_t job, int type) {
+    if (ready_listed_[type][size_t(job)] || !eligible(sim, job, type)) return;
+    ready_listed_[type][size_t(job)] = 1;
+    Queue& q = queues_[size_t(queue_of_[job])];
+    auto& v = q.ready[type];
+    v.insert(std::upper_bound(v.begin(), v.end(), job, [&](int32_t a, int32_t b) { return before(sim, q, a, b); }), job);
+  }
+  // The queue's running jobs that are eligible for `type`, in order (and perhaps some that no
+  // longer are, which the scan skips as it skips them in the running list): a scan of the running
+  // list passes every job whose tasks of the type are all launched, thousands on an overloaded
+  // cluster. Jobs are listed at updateAll when they change; those no longer eligible leave from
+  // the front at every call and from everywhere once in a while.
+  const std::vector<int32_t>& ready_jobs(Sim& sim, Queue& q, int type) {
+    auto& v = q.ready[type];
+    auto drop = [&](int32_t j) {
+      const bool gone = !eligible(sim, j, type);
+      if (gone) ready_listed_[type][size_t(j)] = 0;
+      return gone;
+    };
+    if (++q.ready_calls[type] % 256 == 0) {
+      v.erase(std::remove_if(v.begin(), v.end(), drop), v.end());
+    } else {
+      auto it = v.begin();
+      while (it != v.end() && drop(*it)) ++it;
+      v.erase(v.begin(), it);
+    }
+    return v;
   }
   void sort_queues(int type) {
     std::stable_sort(order_[type].begin(), order_[type].end(), [&](int32_t a, int32_t b) { return ratio(a, type) < ratio(b, type); });
@@ -1476,9 +1514,9 @@ class CapacityScheduler : public Scheduler {
     }
     const int32_t node_slots = type == kMap ? sim.map_capacity(node) : sim.reduce_capacity(node);
     for (int32_t qi : order_[type]) {
-      const Queue& q = queues_[size_t(qi)];
+      Queue& q = queues_[size_t(qi)];
       if (!queue_may(q.use[type], 1)) continue;
-      for (int32_t j : q.jobs) {
+      for (int32_t j : ready_jobs(sim, q, type)) {
         // (a job without pending tasks of the type gives none and reserves nothing)
         if (sim.job(j).pending[type] == 0 || !admission_.may_run(j, type) || !job_may(sim, q, type, j)) continue;
         const int32_t need = slots_per_[type][size_t(j)];
@@ -1590,6 +1628,7 @@ class CapacityScheduler : public Scheduler {
   std::vector<int32_t> dirty_[2];         // jobs to count again at the next updateAll of the type
   std::vector<uint8_t> dirty_flag_[2];
   std::vector<Overlay> overlay_[2];
+  std::vector<uint8_t> ready_listed_[2];  // per job: in its queue's ready list of the type
   int changes_ = -1;
 };
 
