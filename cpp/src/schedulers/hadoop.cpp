@@ -582,9 +582,23 @@ class FairScheduler : public Scheduler {
       pool_max_[s].assign(size_t(n), std::numeric_limits<double>::infinity());
       for (auto& [k, v] : pool_max_text_[s]) {
         const int idx = std::stoi(k);
-        if (!(v >= 0)) throw std::invalid_argument(std::string("fair: ") + (s ? "pool_max_reduces" : "pool_max_maps") + " of pool " + k + " must be >= 0");
-        if (idx >= 0 && idx < n) pool_max_[s][size_t(idx)] = std::floor(v);
+        const std::string what = std::string("fair: ") + (s ? "pool_max_reduces" : "pool_max_maps") + " of pool " + k;
+        // (Hadoop's maxMaps / maxReduces are whole numbers of slots)
+        if (!(v >= 0) || v != std::floor(v)) throw std::invalid_argument(what + " must be a whole number >= 0, not " + std::to_string(v));
+        if (idx >= 0 && idx < n) pool_max_[s][size_t(idx)] = v;
       }
+    }
+    // a pool held to 0 slots of a type whose jobs have tasks of that type would never finish
+    // them: refused here rather than found as a stall a simulated day later
+    const auto& wl = sim.workload();
+    for (size_t j = 0; j < wl.n_jobs(); ++j) {
+      const int32_t p = pools_.pool_of(int32_t(j));
+      const int64_t tasks[2] = {wl.n_maps[j], wl.n_reduces(int32_t(j))};
+      for (int s = 0; s < 2; ++s)
+        if (tasks[s] > 0 && pool_max_[s][size_t(p)] == 0)
+          throw std::invalid_argument(std::string("fair: ") + (s ? "pool_max_reduces" : "pool_max_maps") + " of pool " +
+                                      std::to_string(p) + " is 0, but job " + std::to_string(j) + " of that pool has " +
+                                      (s ? "reduces" : "maps") + ": they could never run");
     }
     min_timeout_.assign(size_t(n), default_min_timeout_);
     for (auto& [k, v] : min_timeouts_text_) {

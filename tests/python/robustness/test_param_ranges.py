@@ -125,3 +125,17 @@ def test_heartbeat_interval_between_the_default_and_zero_is_refused(value):
                                          r"default\) or a positive number of seconds"):
         sl.simulate(cluster, wl, "fifo", heartbeat_interval=value)
     assert sl.simulate(cluster, wl, "fifo", heartbeat_interval=-1).counters["heartbeat_interval"] == 1.0
+
+
+def test_fair_pool_maxima_are_whole_slots_and_a_pool_held_to_none_is_refused():
+    # pool_max_maps '0:0.5' held pool 0 to 0 maps (the value was floored): its jobs never ran and
+    # the run stalled after a simulated day (found by the fuzz harness)
+    wl = _workload("mapreduce")
+    cluster = ENGINE["mapreduce"]
+    with pytest.raises(ValueError, match=r"^fair: pool_max_maps of pool 0 must be a whole number >= 0, not 0\.5"):
+        sl.simulate(cluster, wl, sl.schedulers.get("fair", pool_max_maps="0:0.5"))
+    with pytest.raises(ValueError, match=r"^fair: pool_max_reduces of pool 0 is 0, but job 0 of that pool has reduces"):
+        sl.simulate(cluster, wl, sl.schedulers.get("fair", pool_max_reduces="0:0"))
+    # a pool without jobs may be held to 0; a whole number runs
+    r = sl.simulate(cluster, wl, sl.schedulers.get("fair", pool_max_maps="0:1,5:0"))
+    assert r.jobs["finish_time"].notna().all()
