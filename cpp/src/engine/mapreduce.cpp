@@ -1388,10 +1388,15 @@ void Sim::check_stall() {
   // longer than stall_limit is no stall by itself; mrcp with heartbeat_interval 172,801 s and
   // its timers in between was reported stalled before any heartbeat came)
   if (opt_.stall_limit > 0 && now_ - stalled_since_ > std::max(opt_.stall_limit, 2 * hb_interval_)) {
-    // an attempt still computing (or a node yet to restart) will change the state: not a stall
+    // an attempt still computing, or a fault still to come (a node yet to restart, a crash yet
+    // to be noticed), will change the state: not a stall. A node down for good is no reason to
+    // wait (runs with one went on forever).
+    if (fault_events_left_ > 0) {
+      stalled_since_ = now_;
+      return;
+    }
     int64_t held = 0;
     for (int32_t i = 0; i < n_nodes(); ++i) {
-      if (nodes_[i].down) { stalled_since_ = now_; return; }
       for (int64_t a : attempts_on(i)) {
         if (std::isfinite(attempts_[a].finish)) { stalled_since_ = now_; return; }
         ++held;

@@ -314,3 +314,19 @@ def test_dynamicmr_composes_with_sepb_and_faults(cluster, workload):
     assert_lost_maps_recomputed(r)
     assert r.tasks["speculative"].sum() > 0
     pd.testing.assert_frame_equal(r.tasks, sl.simulate(cluster, workload, "dynamicmr", seed=3, **kw).tasks)
+
+
+def test_a_node_down_for_good_does_not_keep_a_stalled_run_going():
+    # a reduce asking 4 reduce slots (4096 MB over 1024-MB slots) on nodes of 2 never runs; with a
+    # node crashed for good the stall check used to wait for that node forever, and the run never
+    # ended. Now, once no fault is left to come, the stall is reported as without the crash.
+    jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 0], "stage": ["map", "map", "reduce"], "work": [5.0, 5.0, 5.0],
+                          "memory": [512.0, 512.0, 4096.0]})
+    wl = sl.Workload.from_frames(jobs, tasks)
+    sched = sl.schedulers.get("capacity", map_memory_mb=1024, reduce_memory_mb=1024, max_map_memory_mb=4096,
+                              max_reduce_memory_mb=4096)
+    cluster = sl.Cluster(nodes=3, map_slots=2, reduce_slots=2)
+    for faults in ("", "crash:2:20:inf"):
+        with pytest.raises(RuntimeError, match="simulation made no progress: 0 map and 1 reduce tasks"):
+            sl.simulate(cluster, wl, sched, faults=faults, detection_delay=30.0, stall_limit=600.0)
