@@ -27,15 +27,7 @@ from schedlab.papers import zhou2019
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from bench_spark import synthetic as spark_synthetic  # noqa: E402
-
-
-def nbytes(columns) -> int:
-    """Bytes of the arrays in (nested) dicts and lists of columns."""
-    if isinstance(columns, dict):
-        return sum(nbytes(v) for v in columns.values())
-    if isinstance(columns, (tuple, list)):
-        return sum(nbytes(v) for v in columns)
-    return getattr(columns, "nbytes", 0)
+from swim_day import nbytes  # noqa: E402
 
 
 def traces_folder(given):
@@ -86,7 +78,7 @@ def main():
         raw = r._raw
         attempts = raw.get("attempts", {}).get("task")
         n = wl.n_tasks
-        work, res = wl.native().nbytes / n, nbytes({k: v for k, v in raw.items()}) / n
+        work, res = wl.native().nbytes / n, nbytes(raw) / n
         n_att = len(attempts) if attempts is not None else n
         print(f"{engine:<10} {label:<62} {n:>11,} {n_att:>11,} {work:>9.1f} {res:>8.1f} {work + res:>6.1f} "
               f"{res * n / n_att:>12.1f}", flush=True)

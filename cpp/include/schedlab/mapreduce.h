@@ -570,6 +570,11 @@ class Sim {
   template <class PlaceOf>
   void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of);
   void clear_job_bits(int32_t job);  // every group's bit of the job: none of its maps is unlaunched
+  void clear_node_bit(int32_t job, int32_t node) {
+    const int32_t slot = job_slot_[job];
+    node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+  }
+  void clear_rack_bit(int32_t job, int32_t rack) { rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63)); }
   void free_job_index(int32_t job);  // the job ended: its index and slot go
   int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
   std::vector<PlaceIndex> node_index_, rack_index_;

@@ -519,9 +519,7 @@ void Sim::build_job_index(int32_t j) {
 }
 
 void Sim::clear_job_bits(int32_t j) {
-  const int32_t slot = job_slot_[j];
-  for (const auto& g : node_index_[j].groups)
-    node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+  for (const auto& g : node_index_[j].groups) clear_node_bit(j, g.place);
   std::fill(rack_index_[j].has.begin(), rack_index_[j].has.end(), 0);
 }
 
@@ -540,7 +538,7 @@ bool Sim::confirm_fresh_map_on(int32_t node) {
 bool Sim::confirm_fresh_map_on_rack(int32_t job, int32_t rack) {
   if (!fresh_map_on_rack(job, rack)) return false;
   if (take_local(rack_index_[job], rack) >= 0) return true;
-  rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));
+  clear_rack_bit(job, rack);
   return false;
 }
 
@@ -629,15 +627,14 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
       found_local_ = {t, node};  // (its launch there, usually next, need not look at its replicas)
       return t;
     }
-    const int32_t slot = job_slot_[job];  // every task of the group launched: the hint is cleared
-    node_job_bits_[size_t(node) * size_t(job_words_) + size_t(slot >> 6)] &= ~(1ULL << (slot & 63));
+    clear_node_bit(job, node);  // every task of the group launched: the hint is cleared
   }
   if (max_level >= kRackLocal) {
     const int32_t rack = cluster_.rack[node];
     if (fresh_map_on_rack(job, rack)) {
       const int32_t t = take_local(rack_index_[job], rack);
       if (t >= 0) return t;
-      rack_index_[job].has[size_t(rack >> 6)] &= ~(1ULL << (rack & 63));  // (likewise)
+      clear_rack_bit(job, rack);  // (likewise)
     }
   }
   // A task with replicas that is node- or rack-local was found above, so below kRemote the only

@@ -1458,20 +1458,12 @@ class CapacityScheduler : public Scheduler {
   // cluster. Jobs are listed at updateAll when they change; those no longer eligible leave from
   // the front at every call and from everywhere once in a while.
   const std::vector<int32_t>& ready_jobs(Sim& sim, Queue& q, int type) {
-    auto& v = q.ready[type];
-    auto drop = [&](int32_t j) {
+    drop_departed(q.ready[type], q.ready_calls[type], [&](int32_t j) {
       const bool gone = !eligible(sim, j, type);
       if (gone) ready_listed_[type][size_t(j)] = 0;
       return gone;
-    };
-    if (++q.ready_calls[type] % 256 == 0) {
-      v.erase(std::remove_if(v.begin(), v.end(), drop), v.end());
-    } else {
-      auto it = v.begin();
-      while (it != v.end() && drop(*it)) ++it;
-      v.erase(v.begin(), it);
-    }
-    return v;
+    });
+    return q.ready[type];
   }
   void sort_queues(int type) {
     std::stable_sort(order_[type].begin(), order_[type].end(), [&](int32_t a, int32_t b) { return ratio(a, type) < ratio(b, type); });

@@ -467,6 +467,20 @@ inline void check_strict_locality(const Sim& sim, const std::string& owner) {
   }
 }
 
+// Takes out of an ordered list of job ids those `gone(job)` says have left it: from the front at
+// every call (the scans start there) and from everywhere every 256th call, so that a call costs
+// O(1) amortised rather than O(list).
+template <class Gone>
+void drop_departed(std::vector<int32_t>& v, uint64_t& calls, Gone gone) {
+  if (++calls % 256 == 0) {
+    v.erase(std::remove_if(v.begin(), v.end(), gone), v.end());
+  } else {
+    auto it = v.begin();
+    while (it != v.end() && gone(*it)) ++it;
+    v.erase(v.begin(), it);
+  }
+}
+
 // Hadoop 1.2.1 JobQueueTaskScheduler [Sagar & Moni 2015, Fig. 10]: the job queue and its per-heartbeat rules,
 // shared by fifo / edf and DynamicMR's FIFO base. Jobs are kept in Hadoop's order (priority,
 // then submission; JobQueueJobInProgressListener's comparator), or by deadline, then submission
@@ -594,21 +608,12 @@ class HadoopJobQueue {
         v.insert(std::upper_bound(v.begin(), v.end(), j, [&](int32_t a, int32_t b) { return before(sim, a, b); }), j);
       }
     });
-    // drained jobs leave from the front at every call (the scans start there) and from
-    // everywhere once in a while, so a call costs O(1) amortised, not O(list)
-    auto& v = ready_[stage];
-    auto drained = [&](int32_t j) {
+    auto& v = ready_[stage];  // (jobs no longer eligible leave it: drop_departed)
+    drop_departed(v, calls_[stage], [&](int32_t j) {
       const bool drop = !eligible(sim, j, stage);
       if (drop) listed_[stage][size_t(j)] = 0;
       return drop;
-    };
-    if (++calls_[stage] % 256 == 0) {
-      v.erase(std::remove_if(v.begin(), v.end(), drained), v.end());
-    } else {
-      auto it = v.begin();
-      while (it != v.end() && drained(*it)) ++it;
-      v.erase(v.begin(), it);
-    }
+    });
     return v;
   }
 
