@@ -317,16 +317,19 @@ def test_dynamicmr_composes_with_sepb_and_faults(cluster, workload):
 
 
 def test_a_node_down_for_good_does_not_keep_a_stalled_run_going():
-    # a reduce asking 4 reduce slots (4096 MB over 1024-MB slots) on nodes of 2 never runs; with a
-    # node crashed for good the stall check used to wait for that node forever, and the run never
-    # ended. Now, once no fault is left to come, the stall is reported as without the crash.
+    # a reduce asking 2 reduce slots (2048 MB over 1024-MB slots) fits only node 2, which crashes
+    # for good before the maps are done: the reduce can never run. The stall check used to wait for
+    # the node to come back whenever one was down, and the run never ended. Now, once no fault is
+    # left to come, the stall is reported.
     jobs = pd.DataFrame({"job_id": [0], "submit_time": [0.0]})
-    tasks = pd.DataFrame({"job_id": [0, 0, 0], "stage": ["map", "map", "reduce"], "work": [5.0, 5.0, 5.0],
-                          "memory": [512.0, 512.0, 4096.0]})
+    tasks = pd.DataFrame({"job_id": [0, 0, 0], "stage": ["map", "map", "reduce"], "work": [50.0, 50.0, 5.0],
+                          "memory": [512.0, 512.0, 2048.0]})
     wl = sl.Workload.from_frames(jobs, tasks)
     sched = sl.schedulers.get("capacity", map_memory_mb=1024, reduce_memory_mb=1024, max_map_memory_mb=4096,
                               max_reduce_memory_mb=4096)
-    cluster = sl.Cluster(nodes=3, map_slots=2, reduce_slots=2)
-    for faults in ("", "crash:2:20:inf"):
-        with pytest.raises(RuntimeError, match="simulation made no progress: 0 map and 1 reduce tasks"):
-            sl.simulate(cluster, wl, sched, faults=faults, detection_delay=30.0, stall_limit=600.0)
+    cluster = sl.Cluster(nodes=3, map_slots=2, reduce_slots=[1, 1, 2])
+    with pytest.raises(RuntimeError, match="simulation made no progress: 0 map and 1 reduce tasks"):
+        sl.simulate(cluster, wl, sched, faults="crash:2:1:inf", detection_delay=30.0, stall_limit=600.0)
+    # back after a while, the node runs it
+    r = sl.simulate(cluster, wl, sched, faults="crash:2:1:200", detection_delay=30.0, stall_limit=600.0)
+    assert r.tasks.query("stage == 'reduce'")["node"].tolist() == [2]

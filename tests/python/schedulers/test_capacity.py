@@ -66,6 +66,45 @@ def test_high_memory_maps_take_several_slots():
     assert peak_slots(r) == 8
 
 
+MEMORY = dict(map_memory_mb=1024, reduce_memory_mb=1024, max_map_memory_mb=2048, max_reduce_memory_mb=2048)
+
+
+def jobs_with_memory(memory):
+    """One job per (map MB, reduce MB or None for no reduce), submitted a second apart."""
+    jf = pd.DataFrame({"job_id": range(len(memory)), "submit_time": np.arange(len(memory), dtype=float)})
+    rows = [(j, "map", m) for j, (m, _) in enumerate(memory)] + [(j, "reduce", r) for j, (_, r) in enumerate(memory) if r]
+    tf = pd.DataFrame(rows, columns=["job_id", "stage", "memory"]).assign(work=5.0)
+    return sl.Workload.from_frames(jf, tf)
+
+
+def test_a_job_over_the_cluster_memory_maxima_is_refused_at_submission():
+    """Hadoop 1.2.1's JobTracker.checkMemoryRequirements: with memory-based scheduling, a job whose
+    map or reduce asks more than mapred.cluster.max.map/reduce.memory.mb fails at submission; the
+    others run. A job within both maxima (2 GB on 1 GB slots: two slots a task) is not refused."""
+    w = jobs_with_memory([(1024, 1024), (3072, 1024), (1024, 2049), (2048, None)])
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", **MEMORY))
+    j = r.jobs.sort_values("job_id")
+    assert j["status"].astype(str).tolist() == ["succeeded", "failed", "failed", "succeeded"]
+    assert (j["finish_time"] == j["submit_time"])[j["status"] == "failed"].all()
+    assert sorted(r.tasks["job_id"].unique()) == [0, 3]
+    # without memory-based scheduling (a setting missing) nothing is refused
+    r = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", map_memory_mb=1024))
+    assert "status" not in r.jobs and len(r.tasks) == 7
+
+
+def test_a_task_larger_than_every_node_is_refused_up_front():
+    """A reduce of 2 GB takes two 1-GB reduce slots; on nodes of one reduce slot it could never run
+    (Hadoop would hold a reservation for it for ever): the run is refused, naming the job, instead
+    of stalling a simulated day later."""
+    w = jobs_with_memory([(1024, 1024), (1024, 2048)])
+    with pytest.raises(ValueError, match="a reduce of job 1 asks 2048 MB, 2 reduce slots .* no node has more than 1"):
+        sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", **MEMORY))
+    # one node with two reduce slots is enough
+    cluster = sl.Cluster(nodes=4, racks=1, map_slots=2, reduce_slots=[1, 1, 1, 2])
+    r = sl.simulate(cluster, w, sl.schedulers.get("capacity", **MEMORY))
+    assert r.tasks.query("job_id == 1 and stage == 'reduce'")["node"].tolist() == [3]
+
+
 @pytest.mark.parametrize("params, message", [
     ({"capacities": "0:0.5,1:0.5", "max_capacities": "1:0.4"}, "below its capacity"),
     ({"min_user_limit_percents": "0:0"}, "minimum user limit"),
