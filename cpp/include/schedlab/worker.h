@@ -113,11 +113,17 @@ class Scheduler {
   virtual ~Scheduler() = default;
   virtual void init(Sim&) {}
   virtual void on_job_arrival(Sim&, int32_t job) = 0;
-  // A probe has just been appended to worker w's queue (before the worker may serve it).
+  // A probe has just been appended to worker w's queue (before the worker may serve it): it is
+  // the queue array's last entry (queue_end(w) - 1).
   virtual void on_probe_arrival(Sim&, int32_t /*w*/, int32_t /*probe*/) {}
   // The probe worker w serves next, or -1. May drop stale probes with Sim::drop_probe.
   // With short_only, long probes must be skipped (a long task is suspended on w).
   virtual int32_t pick_probe(Sim& sim, int32_t w, bool short_only);
+  // The same choice as its entry in w's queue array, nullptr if none: what the engine calls. The
+  // default asks pick_probe; a scheduler that finds the entry itself overrides both (the engine
+  // then reads the probe's job from the entry, in the queue it just scanned, instead of from the
+  // probe's record, a cache miss when the probe was queued long ago).
+  virtual const QueueEntry* pick_entry(Sim& sim, int32_t w, bool short_only);
   // The task a request for `job` from worker w gets, or -1 for a no-op reply. *clone is set to
   // true when the task handed out is a second copy of a running task.
   virtual int32_t choose_task(Sim& sim, int32_t w, int32_t job, bool* clone);
@@ -190,6 +196,8 @@ class Sim {
   // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
   QueueEntry* queue_begin(int32_t w) { return queues_[w].data() + queues_[w].first; }
   QueueEntry* queue_end(int32_t w) { return queues_[w].data() + queues_[w].size(); }
+  // The entry of probe p, queued at worker w.
+  QueueEntry* queue_entry(int32_t w, int32_t p) { return queues_[w].data() + pool_[p].pos; }
   int32_t att_task(int64_t a) const { return res_.att_task[a]; }
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }
@@ -207,6 +215,10 @@ class Sim {
   int32_t next_task(int32_t job) const;
   // Removes a probe from worker w's queue and frees it.
   void drop_probe(int32_t w, int32_t p);
+  // The same for the probe of entry e of w's queue array (a live entry in [queue_begin,
+  // queue_end)): it reads the entry only, not the probe's slot (a queue scan dropping stale probes
+  // touches no probe record, which would be a cache miss each).
+  void drop_entry(int32_t w, QueueEntry* e);
   // Moves a probe from worker `from`'s queue to the tail of worker `to`'s queue.
   void move_probe(int32_t from, int32_t to, int32_t p);
   // Serves worker w's queue if its slot is free (after a scheduler added probes to it).
@@ -235,7 +247,9 @@ class Sim {
   void launch(int32_t w, int32_t p, int32_t task, bool clone);
   void resume(int32_t w);
   void free_slot(int32_t w);
-  void task_end(int32_t w, int64_t a);
+  // A task end event: worker w, attempt a (< 2^32) and its task in the payload.
+  void push_task_end(double at, int32_t w, int64_t a, int32_t task);
+  void task_end(int32_t w, int64_t a, int32_t task);
   void deliver(int32_t d);
   bool loop();  // runs events; true if a scheduler paused (stepping), false once the run is over
   SimResult finish_result(SimResult r, bool last);
@@ -259,10 +273,11 @@ class Sim {
       __builtin_prefetch(qa.heap + qa.n);
     }
   }
-  int32_t alloc_probe(int32_t w, int32_t job, uint8_t flags);
+  int32_t alloc_probe(int32_t w);
   void free_probe(int32_t p);
-  void append(int32_t w, int32_t p, double acc = 0.0);
-  void unlink(int32_t w, int32_t p);
+  void append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc = 0.0);
+  void unlink(int32_t w, int32_t p) { unlink_at(w, pool_[p].pos, (pool_[p].flags & kProbeLong) != 0); }
+  void unlink_at(int32_t w, int32_t pos, bool is_long);
   int64_t new_attempt(int32_t task, int32_t w, double start, double finish, bool clone);
 
   const Cluster& cluster_;

@@ -85,6 +85,9 @@ class TimedScheduler final : public Scheduler {
   void on_job_arrival(Sim& s, int32_t j) override { t_[kArrival]([&] { in_.on_job_arrival(s, j); }); }
   void on_probe_arrival(Sim& s, int32_t w, int32_t p) override { t_[kProbeArrival]([&] { in_.on_probe_arrival(s, w, p); }); }
   int32_t pick_probe(Sim& s, int32_t w, bool so) override { return t_[kPick]([&] { return in_.pick_probe(s, w, so); }); }
+  const QueueEntry* pick_entry(Sim& s, int32_t w, bool so) override {
+    return t_[kPick]([&] { return in_.pick_entry(s, w, so); });
+  }
   int32_t choose_task(Sim& s, int32_t w, int32_t j, bool* c) override {
     return t_[kChoose]([&] { return in_.choose_task(s, w, j, c); });
   }
@@ -166,6 +169,11 @@ int32_t Scheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
   return -1;
 }
 
+const QueueEntry* Scheduler::pick_entry(Sim& sim, int32_t w, bool short_only) {
+  const int32_t p = pick_probe(sim, w, short_only);
+  return p < 0 ? nullptr : sim.queue_entry(w, p);
+}
+
 double Scheduler::task_duration(Sim& sim, int32_t, int32_t task, bool) { return sim.duration(task); }
 
 int32_t Scheduler::choose_task(Sim& sim, int32_t, int32_t job, bool* clone) {
@@ -244,7 +252,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   own_free_.assign(W, static_cast<uint8_t>((1u << kOwnProbes) - 1));
 }
 
-int32_t Sim::alloc_probe(int32_t w, int32_t job, uint8_t flags) {
+int32_t Sim::alloc_probe(int32_t w) {
   int32_t p;
   if (own_free_[w]) {
     const int32_t i = __builtin_ctz(own_free_[w]);
@@ -258,7 +266,6 @@ int32_t Sim::alloc_probe(int32_t w, int32_t job, uint8_t flags) {
     pool_.push_back(Probe{});
   }
   if (p >= (1 << 30)) throw std::length_error("worker engine: more than 2^30 probes queued at once");
-  pool_[p] = Probe{job, -1, flags};
   return p;
 }
 
@@ -269,9 +276,8 @@ void Sim::free_probe(int32_t p) {
     free_probes_.push_back(p);
 }
 
-void Sim::append(int32_t w, int32_t p, double acc) {
+void Sim::append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc) {
   WorkerState& s = workers_[w];
-  Probe& pr = pool_[p];
   QueueArray& qa = queues_[w];
   if (s.qlen == 0) {
     qa.clear();
@@ -287,27 +293,28 @@ void Sim::append(int32_t w, int32_t p, double acc) {
     qa.shrink(k);
     qa.first = qa.holes = 0;
   }
-  pr.pos = static_cast<int32_t>(qa.size());
-  qa.push_back(QueueEntry{p * 2 + ((pr.flags & kProbeLong) ? 1 : 0), pr.job, acc});
+  // the probe's record is written whole, never read here: a read right after a write to a line
+  // not yet in cache would wait for it
+  pool_[p] = Probe{job, static_cast<int32_t>(qa.size()), flags};
+  qa.push_back(QueueEntry{p * 2 + ((flags & kProbeLong) ? 1 : 0), job, acc});
   s.qlen++;
-  if (pr.flags & kProbeLong) {
+  if (flags & kProbeLong) {
     s.qlong++;
     long_work_[w] = 1;
   }
 }
 
-void Sim::unlink(int32_t w, int32_t p) {
+void Sim::unlink_at(int32_t w, int32_t pos, bool is_long) {
   WorkerState& s = workers_[w];
-  const Probe& pr = pool_[p];
   QueueArray& qa = queues_[w];
-  qa[pr.pos].ref = -1;
+  qa[pos].ref = -1;
   ++qa.holes;
   while (qa.first < static_cast<int32_t>(qa.size()) && !qa[qa.first].live()) {
     ++qa.first;
     --qa.holes;
   }
   s.qlen--;
-  if (pr.flags & kProbeLong) {
+  if (is_long) {
     s.qlong--;
     refresh_long_work(w);
   }
@@ -318,11 +325,17 @@ void Sim::drop_probe(int32_t w, int32_t p) {
   free_probe(p);
 }
 
+void Sim::drop_entry(int32_t w, QueueEntry* e) {
+  const int32_t p = e->probe();
+  unlink_at(w, static_cast<int32_t>(e - queues_[w].data()), e->is_long());
+  free_probe(p);
+}
+
 void Sim::move_probe(int32_t from, int32_t to, int32_t p) {
   const double acc = queues_[from][pool_[p].pos].acc;
   unlink(from, p);
-  pool_[p].flags |= kProbeStolen;
-  append(to, p, acc);
+  const Probe pr = pool_[p];
+  append(to, p, pr.job, static_cast<uint8_t>(pr.flags | kProbeStolen), acc);
 }
 
 void Sim::send_probes(int32_t job, const int32_t* targets, size_t n, double delay) {
@@ -354,8 +367,8 @@ void Sim::deliver(int32_t d) {
     if (i + kAhead < n) prefetch_worker(deliveries_[d].targets[i + kAhead]);
     if (i + 1 < n) prefetch_queue(deliveries_[d].targets[i + 1]);
     const int32_t w = deliveries_[d].targets[i];
-    const int32_t p = alloc_probe(w, job, flags);
-    append(w, p);
+    const int32_t p = alloc_probe(w);
+    append(w, p, job, flags);
     sched_.on_probe_arrival(*this, w, p);
     serve(w);
   }
@@ -384,6 +397,8 @@ void Sim::set_busy(int32_t w, bool busy) {
 
 int64_t Sim::new_attempt(int32_t task, int32_t w, double start, double finish, bool clone) {
   const int64_t a = static_cast<int64_t>(res_.att_task.size());
+  // a task end event carries the attempt's id in 32 bits (and its task in the other 32)
+  if (a > int64_t(0xFFFFFFFFu)) throw std::length_error("worker engine: more than 2^32 attempts");
   res_.att_task.push_back(task);
   res_.att_node.push_back(worker_node_[w]);
   res_.att_start.push_back(start);
@@ -400,13 +415,13 @@ void Sim::serve(int32_t w) {
   if (s.busy) return;
   const bool short_only = s.suspended_task >= 0;
   if (short_only && s.resume_due) { resume(w); return; }
-  const int32_t p = s.qlen ? sched_.pick_probe(*this, w, short_only) : -1;
-  __builtin_prefetch(&pool_[p < 0 ? 0 : p]);  // read by keep_probe and the drop after the task choice
-  if (p < 0) {
+  const QueueEntry* const e = s.qlen ? sched_.pick_entry(*this, w, short_only) : nullptr;
+  if (!e) {
     if (short_only) resume(w);  // no short probe left: the suspended task resumes at once
     return;
   }
-  const int32_t job = pool_[p].job;
+  const int32_t p = e->probe(), job = e->job;
+  __builtin_prefetch(&pool_[p]);  // read by keep_probe and the drop after the task choice
   set_busy(w, true);
   s.exec_long = job_long_[job];
   refresh_long_work(w);
@@ -452,7 +467,7 @@ void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
   } else {
     pool_[p].flags |= kProbeSticky;
   }
-  q_.push_ordered(d + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
+  push_task_end(d + t0, w, a, task);
   if (!clone && sched_.tracks_remaining())
     q_.push_ordered_later(t0, kRankUpdate, kUpdate, static_cast<uint32_t>(job));
   sched_.on_launch(*this, w, a);
@@ -505,7 +520,7 @@ void Sim::resume(int32_t w) {
   ++u.gen;
   task_state_[task] = kTaskRunning;
   counters_["resumptions"] += 1;
-  q_.push_ordered(u.remaining + t0, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w), static_cast<uint64_t>(a));
+  push_task_end(u.remaining + t0, w, a, task);
 }
 
 void Sim::free_slot(int32_t w) {
@@ -518,9 +533,13 @@ void Sim::free_slot(int32_t w) {
   if (!s.busy && s.qlen == 0 && s.suspended_task < 0) sched_.on_idle(*this, w);
 }
 
-void Sim::task_end(int32_t w, int64_t a) {
+void Sim::push_task_end(double at, int32_t w, int64_t a, int32_t task) {
+  q_.push_ordered(at, kRankTaskEnd, kTaskEnd, static_cast<uint32_t>(w),
+                  (static_cast<uint64_t>(task) << 32) | static_cast<uint64_t>(a));
+}
+
+void Sim::task_end(int32_t w, int64_t a, int32_t task) {
   if (res_.att_status[a] != kRunning || res_.att_finish[a] != now_) return;  // suspended or stopped meanwhile
-  const int32_t task = res_.att_task[a];
   const int32_t job = wl_.task_job[task];
   const bool first = task_state_[task] != kTaskDone;
   res_.att_status[a] = first ? kSucceeded : kKilled;
@@ -666,9 +685,13 @@ bool Sim::loop() {
         prefetch_worker(static_cast<int32_t>(x));
         // the queue record is read only if it was fetched an event ago (else the read would wait)
         if (static_cast<int32_t>(x) == ahead) prefetch_queue(static_cast<int32_t>(x));
-        __builtin_prefetch(res_.att_status.data() + y);
-        __builtin_prefetch(res_.att_finish.data() + y);
-        __builtin_prefetch(res_.att_task.data() + y);
+        // the attempt's columns and its task's state and job (the event carries the task)
+        const uint64_t a = y & 0xFFFFFFFFu, t = y >> 32;
+        __builtin_prefetch(res_.att_status.data() + a);
+        __builtin_prefetch(res_.att_finish.data() + a);
+        __builtin_prefetch(res_.att_task.data() + a);
+        __builtin_prefetch(&task_state_[t]);
+        __builtin_prefetch(wl_.task_job.data() + t);
       } else if (q_.heap_front_is(kProbeBatch, x, y)) {
         const std::vector<int32_t>& t = deliveries_[x].targets;
         for (size_t i = 0; i < t.size() && i < 2; ++i) prefetch_worker(t[i]);
@@ -692,7 +715,9 @@ bool Sim::loop() {
         break;
       }
       case kProbeBatch: deliver(static_cast<int32_t>(e.a)); break;
-      case kTaskEnd: task_end(static_cast<int32_t>(e.a), static_cast<int64_t>(e.b)); break;
+      case kTaskEnd:
+        task_end(static_cast<int32_t>(e.a), static_cast<int64_t>(e.b & 0xFFFFFFFFu), static_cast<int32_t>(e.b >> 32));
+        break;
       case kNoop: free_slot(static_cast<int32_t>(e.a)); break;
       case kUpdate: {
         const int32_t j = static_cast<int32_t>(e.a);

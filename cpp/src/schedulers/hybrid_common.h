@@ -36,6 +36,7 @@ class HybridScheduler : public Scheduler {
   void on_job_arrival(Sim& sim, int32_t job) override;
   void on_probe_arrival(Sim& sim, int32_t w, int32_t p) override;
   int32_t pick_probe(Sim& sim, int32_t w, bool short_only) override;
+  const QueueEntry* pick_entry(Sim& sim, int32_t w, bool short_only) override;
   bool keep_probe(Sim& sim, int32_t w, int32_t p) override;
   void on_task_end(Sim& sim, int32_t w, int64_t a, bool first) override;
   void on_idle(Sim& sim, int32_t w) override;
@@ -48,7 +49,7 @@ class HybridScheduler : public Scheduler {
   // Short job: batch sampling over all workers (Sparrow/Hawk) or Eagle's SSS rounds.
   void probe_short_random(Sim& sim, int32_t job);
   void probe_short_sss(Sim& sim, int32_t job);
-  int32_t pick_srpt(Sim& sim, int32_t w, bool short_only);
+  QueueEntry* pick_srpt(Sim& sim, int32_t w, bool short_only);
   int64_t n_probes(Sim& sim, int32_t job, int64_t minimum) const;
   bool blacklisted(int32_t w) const { return (blacklist_[w >> 6] >> (w & 63)) & 1ULL; }
 

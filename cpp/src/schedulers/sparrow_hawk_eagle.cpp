@@ -269,7 +269,10 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
 }
 
 void HybridScheduler::on_probe_arrival(Sim& sim, int32_t w, int32_t p) {
-  if (cfg_.sss && (sim.probe(p).flags & kProbeLong)) {
+  if (!cfg_.sss) return;
+  // the probe is the queue's last entry, just written (its own record may not be in cache yet)
+  const QueueEntry& e = sim.queue_end(w)[-1];
+  if (e.probe() == p ? e.is_long() : (sim.probe(p).flags & kProbeLong) != 0) {
     // the worker's copy of the centralized scheduler's bitmap (shared while the bitmap is unchanged)
     if (current_copy_ < 0) {
       if (free_copies_.empty()) {
@@ -303,14 +306,20 @@ void HybridScheduler::on_task_end(Sim& sim, int32_t w, int64_t a, bool first) {
 }
 
 int32_t HybridScheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
-  if (cfg_.srpt) return pick_srpt(sim, w, short_only);
-  return Scheduler::pick_probe(sim, w, short_only);
+  if (!cfg_.srpt) return Scheduler::pick_probe(sim, w, short_only);
+  const QueueEntry* e = pick_srpt(sim, w, short_only);
+  return e ? e->probe() : -1;
+}
+
+const QueueEntry* HybridScheduler::pick_entry(Sim& sim, int32_t w, bool short_only) {
+  if (!cfg_.srpt) return Scheduler::pick_entry(sim, w, short_only);
+  return pick_srpt(sim, w, short_only);
 }
 
 // Eagle's SRPT pick: a long probe at the head is taken at once; otherwise the probe whose job has
 // the least remaining estimated work wins (earliest on ties), provided its task estimate fits in
 // the slack (cap x estimate - accumulated bypass delay) of every short probe in front of it.
-int32_t HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
+QueueEntry* HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
   const double cap = cfg_.starvation_cap;
   QueueEntry* const end = sim.queue_end(w);
   QueueEntry* best = nullptr;
@@ -322,12 +331,12 @@ int32_t HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
     const int32_t job = q->job;
     const double rem = sim.remaining(job);
     if (rem == -1) {  // the job has nothing left: stale probe, dropped for free
-      sim.drop_probe(w, q->probe());
+      sim.drop_entry(w, q);
       continue;
     }
     const bool is_long = q->is_long();
     if (is_long && short_only) { first = false; continue; }
-    if (first && is_long) return q->probe();
+    if (first && is_long) return q;
     first = false;
     const double e = sim.est(job);
     if (rem < best_rem && e <= min_slack) {
@@ -340,13 +349,13 @@ int32_t HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
     // changes no choice.
     if (min_slack < 0 || best_rem <= 0) break;
   }
-  if (!best) return -1;
+  if (!best) return nullptr;
   if (!best->is_long()) {
     const double e = sim.est(best->job);
     for (QueueEntry* q = sim.queue_begin(w); q != best; ++q)
       if (q->live()) q->acc += e;
   }
-  return best->probe();
+  return best;
 }
 
 bool HybridScheduler::keep_probe(Sim& sim, int32_t, int32_t p) {
