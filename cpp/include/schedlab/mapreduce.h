@@ -566,6 +566,7 @@ class Sim {
     int shift = 0;
     void clear() { *this = PlaceIndex{}; }
   };
+  template <bool kPrefetchRun = false>  // true: the caller launches the task found (its run record is prefetched)
   int32_t take_local(PlaceIndex& index, int32_t place);
   template <class PlaceOf>
   void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of);

@@ -556,6 +556,7 @@ void Sim::free_job_index(int32_t j) {
 // The last pending task of `index`'s group for `place`, or -1 (callers check the group's bit
 // first: set, the group holds a never-launched task). The group's end moves down past tasks no
 // longer pending, so each is skipped once.
+template <bool kPrefetchRun>
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
   const size_t b = size_t(place) >> index.shift;
   if (b + 1 >= index.dir.size()) return -1;
@@ -565,8 +566,13 @@ int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
   while (lo < stop && groups[lo].place < place) ++lo;
   if (lo == stop || groups[lo].place != place) return -1;
   auto it = groups.begin() + std::ptrdiff_t(lo);
-  while (it->end > it->begin && task_state_[index.tasks[size_t(it->end - 1)]] != kPending) --it->end;
-  return it->end > it->begin ? index.tasks[size_t(it->end - 1)] : -1;
+  for (; it->end > it->begin; --it->end) {
+    const int32_t t = index.tasks[size_t(it->end - 1)];
+    // (a launch reads the task's run record next: its load overlaps the state's)
+    if constexpr (kPrefetchRun) __builtin_prefetch(&task_rt_[size_t(t)]);
+    if (task_state_[size_t(t)] == kPending) return t;
+  }
+  return -1;
 }
 
 Locality Sim::locality(int32_t task, int32_t node) const {
@@ -622,7 +628,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   // the node's bit of this job first: clear, it has no pending map here (the common answer
   // while delay scheduling scans the jobs, from the node's few cache lines)
   if (fresh_map_on_node(job, node)) {
-    const int32_t t = take_local(node_index_[job], node);
+    const int32_t t = take_local<true>(node_index_[job], node);
     if (t >= 0) {
       found_local_ = {t, node};  // (its launch there, usually next, need not look at its replicas)
       return t;
@@ -632,7 +638,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   if (max_level >= kRackLocal) {
     const int32_t rack = cluster_.rack[node];
     if (fresh_map_on_rack(job, rack)) {
-      const int32_t t = take_local(rack_index_[job], rack);
+      const int32_t t = take_local<true>(rack_index_[job], rack);
       if (t >= 0) return t;
       clear_rack_bit(job, rack);  // (likewise)
     }
