@@ -564,6 +564,7 @@ class Sim {
     // group per range, so a place's group is found in a probe or two, without a search
     std::vector<int32_t> dir;
     int shift = 0;
+    bool dense = false;  // groups[p] is place p's group, for every place (empty ones too): no directory
     void clear() { *this = PlaceIndex{}; }
   };
   template <bool kPrefetchRun = false>  // true: the caller launches the task found (its run record is prefetched)

@@ -456,11 +456,14 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
   // (at most one group per replica and per place: room enough, no regrowth copies)
   const size_t max_groups = std::min(keys.size(), static_cast<size_t>(std::max(n_places, 1)));
   index.groups.reserve(max_groups);
-  // the directory: ranges of 2^shift places, no more ranges than room for groups
+  // the directory: ranges of 2^shift places, no more ranges than room for groups; with as many
+  // replicas as places (shift 0), a group for every place instead, empty ones too, found at its
+  // place without the directory (one cache miss fewer per lookup for the large jobs)
   index.shift = 0;
   while ((int64_t(n_places) >> index.shift) > int64_t(max_groups)) ++index.shift;
-  const size_t n_ranges = (size_t(std::max(n_places, 1) - 1) >> index.shift) + 1;
-  index.dir.resize(n_ranges + 1);
+  index.dense = index.shift == 0 && n_places > 0;
+  const size_t n_ranges = index.dense ? 0 : (size_t(std::max(n_places, 1) - 1) >> index.shift) + 1;
+  if (!index.dense) index.dir.resize(n_ranges + 1);
   size_t next_range = 0;  // ranges before it have their first group set
   int32_t last_place = -1, last_task = -1;
   for (const uint64_t key : keys) {
@@ -469,9 +472,13 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
     const int32_t t = task_of[i];
     if (place != last_place) {
       const auto first = static_cast<int32_t>(index.groups.size());
-      if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
-      index.groups.push_back({place, static_cast<int32_t>(index.tasks.size()), 0});
-      for (const size_t range = size_t(place) >> index.shift; next_range <= range;) index.dir[next_range++] = first;
+      const auto at = static_cast<int32_t>(index.tasks.size());
+      if (!index.groups.empty()) index.groups.back().end = at;
+      if (index.dense)
+        while (int32_t(index.groups.size()) < place) index.groups.push_back({int32_t(index.groups.size()), at, at});
+      index.groups.push_back({place, at, 0});
+      if (!index.dense)
+        for (const size_t range = size_t(place) >> index.shift; next_range <= range;) index.dir[next_range++] = first;
       if (keep_bits) index.has[size_t(place >> 6)] |= 1ULL << (place & 63);
       last_place = place;
       last_task = -1;
@@ -480,7 +487,12 @@ void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bo
     last_task = t;
   }
   if (!index.groups.empty()) index.groups.back().end = static_cast<int32_t>(index.tasks.size());
-  while (next_range <= n_ranges) index.dir[next_range++] = static_cast<int32_t>(index.groups.size());
+  if (index.dense) {
+    const auto at = static_cast<int32_t>(index.tasks.size());
+    while (int32_t(index.groups.size()) < n_places) index.groups.push_back({int32_t(index.groups.size()), at, at});
+  } else {
+    while (next_range <= n_ranges) index.dir[next_range++] = static_cast<int32_t>(index.groups.size());
+  }
 }
 
 void Sim::build_job_index(int32_t j) {
@@ -515,11 +527,13 @@ void Sim::build_job_index(int32_t j) {
   if (size_t(slot) >= slot_job_.size()) slot_job_.resize(size_t(slot) + 1, -1);
   slot_job_[size_t(slot)] = j;
   for (const auto& g : node_index_[j].groups)
-    node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] |= 1ULL << (slot & 63);
+    if (g.end > g.begin)  // (a dense index's empty groups: no bit)
+      node_job_bits_[size_t(g.place) * size_t(job_words_) + size_t(slot >> 6)] |= 1ULL << (slot & 63);
 }
 
 void Sim::clear_job_bits(int32_t j) {
-  for (const auto& g : node_index_[j].groups) clear_node_bit(j, g.place);
+  for (const auto& g : node_index_[j].groups)
+    if (g.end > g.begin) clear_node_bit(j, g.place);
   std::fill(rack_index_[j].has.begin(), rack_index_[j].has.end(), 0);
 }
 
@@ -558,13 +572,18 @@ void Sim::free_job_index(int32_t j) {
 // longer pending, so each is skipped once.
 template <bool kPrefetchRun>
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
-  const size_t b = size_t(place) >> index.shift;
-  if (b + 1 >= index.dir.size()) return -1;
   auto& groups = index.groups;
-  size_t lo = size_t(index.dir[b]);
-  const size_t stop = size_t(index.dir[b + 1]);
-  while (lo < stop && groups[lo].place < place) ++lo;
-  if (lo == stop || groups[lo].place != place) return -1;
+  size_t lo = size_t(place);
+  if (!index.dense) {
+    const size_t b = size_t(place) >> index.shift;
+    if (b + 1 >= index.dir.size()) return -1;
+    lo = size_t(index.dir[b]);
+    const size_t stop = size_t(index.dir[b + 1]);
+    while (lo < stop && groups[lo].place < place) ++lo;
+    if (lo == stop || groups[lo].place != place) return -1;
+  } else if (lo >= groups.size()) {
+    return -1;
+  }
   auto it = groups.begin() + std::ptrdiff_t(lo);
   for (; it->end > it->begin; --it->end) {
     const int32_t t = index.tasks[size_t(it->end - 1)];
