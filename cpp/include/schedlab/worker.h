@@ -186,10 +186,11 @@ class Sim {
   int32_t unlaunched(int32_t job) const { return n_tasks(job) - job_launched_[job]; }
   double remaining(int32_t job) const { return job_srpt_[job].remaining; }  // SRPT: -1 once nothing is left
   double submit(int32_t job) const { return submit_[job]; }
-  TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
-  int32_t task_copies(int32_t t) const { return task_copies_[t]; }  // copies ever launched (clones)
+  TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_sc_[2 * size_t(t)]); }
+  int32_t task_copies(int32_t t) const { return task_sc_[2 * size_t(t) + 1]; }  // copies ever launched (clones)
   int32_t suspensions(int32_t t) const { return task_susp_[t]; }
   const Probe& probe(int32_t p) const { return pool_[p]; }
+  void prefetch_probe(int32_t p) const { __builtin_prefetch(&pool_[p]); }
   // The first probe of worker w's queue, -1 if it is empty.
   int32_t queue_head(int32_t w) const { return workers_[w].qlen ? queues_[w].data()[queues_[w].first].probe() : -1; }
   // Worker w's queue array [queue_begin, queue_end): holes (!live()) among the probes in queue
@@ -421,8 +422,11 @@ class Sim {
     };
     std::unique_ptr<uint8_t[], Free> p_;
   };
-  TaskBytes task_state_;
-  TaskBytes task_copies_, task_susp_;
+  // a task's state and its copies launched side by side (a launch writes both: one cache line)
+  TaskBytes task_sc_;
+  uint8_t& task_state_at(size_t t) { return task_sc_[2 * t]; }
+  uint8_t& task_copies_at(size_t t) { return task_sc_[2 * t + 1]; }
+  TaskBytes task_susp_;
   int64_t unfinished_ = 0;
 
   // windows and utilization

@@ -232,8 +232,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     job_cursor_[j] = b;
   }
   static_assert(kTaskUnlaunched == 0, "task states start zero-filled");
-  task_state_.assign_zeros(nt);
-  task_copies_.assign_zeros(nt);
+  task_sc_.assign_zeros(2 * nt);
   task_susp_.assign_zeros(nt);
   unfinished_ = static_cast<int64_t>(nj);
   res_.job_start.assign(nj, kNaN);
@@ -378,7 +377,7 @@ void Sim::deliver(int32_t d) {
 int32_t Sim::next_task(int32_t job) const {
   int64_t& c = job_cursor_[job];
   const int64_t e = wl_.task_begin[job + 1];
-  while (c < e && task_state_[c] != kTaskUnlaunched) ++c;
+  while (c < e && task_sc_[2 * size_t(c)] != kTaskUnlaunched) ++c;
   return c < e ? static_cast<int32_t>(c) : -1;
 }
 
@@ -449,12 +448,12 @@ void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
   const int64_t a = new_attempt(task, w, t0, d + t0, clone);
   s.attempt = a;
   ++launches_;
-  if (task_copies_[task] < 255) task_copies_[task]++;
+  if (task_copies_at(task) < 255) task_copies_at(task)++;
   if (clone) {
     ++clones_;
   } else {
-    if (task_state_[task] != kTaskUnlaunched) throw std::logic_error("launch: task " + std::to_string(task) + " launched twice");
-    task_state_[task] = kTaskRunning;
+    if (task_state_at(task) != kTaskUnlaunched) throw std::logic_error("launch: task " + std::to_string(task) + " launched twice");
+    task_state_at(task) = kTaskRunning;
     job_launched_[job]++;
     if (std::isnan(res_.job_start[job])) res_.job_start[job] = t0;
     if (!job_long_[job]) {
@@ -479,13 +478,13 @@ bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume
   const int64_t a = s.attempt;
   if (res_.att_status[a] != kRunning || res_.att_start[a] > now_) return false;
   const int32_t task = res_.att_task[a];
-  if (task_state_[task] != kTaskRunning || res_.att_speculative[a]) return false;
+  if (task_state_at(task) != kTaskRunning || res_.att_speculative[a]) return false;
   Suspension& u = susp_[w];
   u.remaining = res_.att_finish[a] - now_;
   res_.att_finish[a] = now_;
   res_.att_status[a] = kKilled;
   att_extra("suspended")[a] = 1.0;
-  task_state_[task] = kTaskSuspended;
+  task_state_at(task) = kTaskSuspended;
   if (task_susp_[task] < 255) task_susp_[task]++;
   s.attempt = -1;
   s.suspended_task = task;
@@ -518,7 +517,7 @@ void Sim::resume(int32_t w) {
   refresh_long_work(w);
   s.resume_due = 0;
   ++u.gen;
-  task_state_[task] = kTaskRunning;
+  task_state_at(task) = kTaskRunning;
   counters_["resumptions"] += 1;
   push_task_end(u.remaining + t0, w, a, task);
 }
@@ -541,10 +540,10 @@ void Sim::push_task_end(double at, int32_t w, int64_t a, int32_t task) {
 void Sim::task_end(int32_t w, int64_t a, int32_t task) {
   if (res_.att_status[a] != kRunning || res_.att_finish[a] != now_) return;  // suspended or stopped meanwhile
   const int32_t job = wl_.task_job[task];
-  const bool first = task_state_[task] != kTaskDone;
+  const bool first = task_state_at(task) != kTaskDone;
   res_.att_status[a] = first ? kSucceeded : kKilled;
   if (first) {
-    task_state_[task] = kTaskDone;
+    task_state_at(task) = kTaskDone;
     if (++job_done_[job] == n_tasks(job)) {
       res_.job_finish[job] = now_;
       --unfinished_;
@@ -690,7 +689,7 @@ bool Sim::loop() {
         __builtin_prefetch(res_.att_status.data() + a);
         __builtin_prefetch(res_.att_finish.data() + a);
         __builtin_prefetch(res_.att_task.data() + a);
-        __builtin_prefetch(&task_state_[t]);
+        __builtin_prefetch(&task_state_at(t));
         __builtin_prefetch(wl_.task_job.data() + t);
       } else if (q_.heap_front_is(kProbeBatch, x, y)) {
         const std::vector<int32_t>& t = deliveries_[x].targets;

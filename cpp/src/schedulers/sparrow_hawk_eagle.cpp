@@ -342,6 +342,7 @@ QueueEntry* HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
     if (rem < best_rem && e <= min_slack) {
       best = q;
       best_rem = rem;
+      sim.prefetch_probe(q->probe());  // the winner's record is read soon after the pick
     }
     if (!is_long) min_slack = std::min(min_slack, cap * e - q->acc);
     // Nothing further can win: no estimate fits a negative slack, and no remaining time is
