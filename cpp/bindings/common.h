@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,26 @@ inline int32_t checked_id(int64_t id, int64_t count, const char* kind) {
                                 std::to_string(count - 1) + ")");
   return static_cast<int32_t>(id);
 }
+
+// A handle on an engine's running simulation, as a scheduler written in Python sees it. The
+// pointer is cleared when the run ends (ClearWhenDone), so a handle a scheduler kept fails
+// cleanly instead of reading freed memory; ids the scheduler hands back are checked.
+template <class SimT>
+struct RunningSim {
+  SimT* sim = nullptr;
+  SimT& get() const {
+    if (sim == nullptr) throw std::runtime_error("the simulation has ended: a sim handle is valid only inside scheduler callbacks");
+    return *sim;
+  }
+  int32_t job(int64_t j) const { return checked_id(j, static_cast<int64_t>(get().workload().n_jobs()), "job"); }
+  int32_t task(int64_t t) const { return checked_id(t, static_cast<int64_t>(get().workload().n_tasks()), "task"); }
+  int32_t node(int64_t i) const { return checked_id(i, static_cast<int64_t>(get().n_nodes()), "node"); }
+};
+template <class View>
+struct ClearWhenDone {
+  View* view;
+  ~ClearWhenDone() { view->sim = nullptr; }
+};
 
 // A result as the dict of NumPy columns that schedlab.Result reads (moves the vectors).
 pybind11::dict result_dict(SimResult&& r);

@@ -79,24 +79,8 @@ void add_counters(const py::object& out, SimResult& r) {
 
 // ------------------------------------------------------------------------------- worker engine
 
-struct WorkerView {
-  worker::Sim* sim = nullptr;
-  worker::Sim& get() const {
-    if (sim == nullptr) throw std::runtime_error("the simulation has ended: a sim handle is valid only inside scheduler callbacks");
-    return *sim;
-  }
-  int32_t job(int64_t j) const {
-    const auto n = static_cast<int64_t>(get().workload().n_jobs());
-    return checked_id(j, n, "job");
-  }
-  int32_t task(int64_t t) const {
-    const auto n = static_cast<int64_t>(get().workload().n_tasks());
-    return checked_id(t, n, "task");
-  }
-  int32_t worker(int64_t w) const {
-    const int64_t n = get().n_workers();
-    return checked_id(w, n, "worker");
-  }
+struct WorkerView : RunningSim<worker::Sim> {
+  int32_t worker(int64_t w) const { return checked_id(w, get().n_workers(), "worker"); }
   // A probe queued at worker w (walks w's queue: a probe id is valid only while it is queued).
   int32_t queued(int32_t w, int64_t p) const {
     worker::Sim& s = get();
@@ -200,24 +184,8 @@ class PyWorkerScheduler final : public worker::Scheduler {
 
 // ------------------------------------------------------------------------------- share engine
 
-struct ShareView {
-  share::Sim* sim = nullptr;
-  share::Sim& get() const {
-    if (sim == nullptr) throw std::runtime_error("the simulation has ended: a sim handle is valid only inside scheduler callbacks");
-    return *sim;
-  }
-  int32_t user(int64_t u) const {
-    const int64_t n = get().n_users();
-    return checked_id(u, n, "user");
-  }
-  int32_t node(int64_t m) const {
-    const int64_t n = get().n_nodes();
-    return checked_id(m, n, "node");
-  }
-  int32_t job(int64_t j) const {
-    const auto n = static_cast<int64_t>(get().workload().n_jobs());
-    return checked_id(j, n, "job");
-  }
+struct ShareView : RunningSim<share::Sim> {
+  int32_t user(int64_t u) const { return checked_id(u, get().n_users(), "user"); }
 };
 
 share::Placement placement_from(const std::string& s) {
@@ -259,12 +227,6 @@ class PySharePolicy final : public share::Policy {
   bool random_;
   mutable Overhead overhead_;
   py::object init_, share_;
-};
-
-template <class View>
-struct ClearView {
-  View* v;
-  ~ClearView() { v->sim = nullptr; }
 };
 
 }  // namespace
@@ -391,7 +353,7 @@ void bind_python_policies(py::module_& m) {
         py::object sim_obj = py::cast(WorkerView{});
         WorkerView* view = sim_obj.cast<WorkerView*>();
         PyWorkerScheduler sched(sim_obj, view, callbacks, tracks_remaining, measure_overhead);
-        ClearView<WorkerView> clear{view};
+        ClearWhenDone<WorkerView> clear{view};
         worker::Sim sim(*cluster, *workload, sched, worker::Options::from(op), seed);
         return result_dict(run_without_gil([&] { return sim.run(); }));
       },
@@ -452,7 +414,7 @@ void bind_python_policies(py::module_& m) {
         py::object sim_obj = py::cast(ShareView{});
         ShareView* view = sim_obj.cast<ShareView*>();
         PySharePolicy policy(sim_obj, view, callbacks, placement_from(placement), random_ties, measure_overhead);
-        ClearView<ShareView> clear{view};
+        ClearWhenDone<ShareView> clear{view};
         const share::Options opt = share::Options::from(op);
         share::Sim sim(*cluster, *workload, policy, opt, seed, user_weights);
         SimResult r = run_without_gil([&] { return sim.run(); });

@@ -30,27 +30,8 @@ namespace py = pybind11;
 namespace schedlab::bindings {
 namespace {
 
-// A handle on the running simulation. The pointer is cleared when the run ends, so a handle a
-// scheduler kept fails cleanly instead of reading freed memory.
-struct SimView {
-  mr::Sim* sim = nullptr;
-
-  mr::Sim& get() const {
-    if (sim == nullptr) throw std::runtime_error("the simulation has ended: a sim handle is valid only inside scheduler callbacks");
-    return *sim;
-  }
-  int32_t job(int64_t j) const {
-    const auto n = static_cast<int64_t>(get().workload().n_jobs());
-    return checked_id(j, n, "job");
-  }
-  int32_t task(int64_t t) const {
-    const auto n = static_cast<int64_t>(get().workload().n_tasks());
-    return checked_id(t, n, "task");
-  }
-  int32_t node(int64_t i) const {
-    const int64_t n = get().n_nodes();
-    return checked_id(i, n, "node");
-  }
+// The MapReduce simulation as a Python scheduler sees it (RunningSim: the handle and id checks).
+struct SimView : RunningSim<mr::Sim> {
   int64_t attempt(int64_t a) const {
     const int64_t n = get().n_attempts();
     if (a < 0 || a >= n) throw py::value_error("no attempt " + std::to_string(a) + " (" + std::to_string(n) + " launched so far)");
@@ -308,10 +289,7 @@ void bind_python_scheduler(py::module_& m) {
         py::object sim_obj = py::cast(SimView{});
         SimView* view = sim_obj.cast<SimView*>();
         PythonScheduler sched(sim_obj, view, callbacks, slot_model_from(slot_model));
-        struct Clear {
-          SimView* v;
-          ~Clear() { v->sim = nullptr; }
-        } clear{view};
+        ClearWhenDone<SimView> clear{view};
         const mr::Options opt = mr::Options::from(op);
         auto spec = mr::make_speculator(opt.speculation, opt.speculation_params);  // speculation composes here too
         mr::Sim sim(*cluster, *workload, sched, opt, seed);
