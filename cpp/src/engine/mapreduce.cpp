@@ -686,6 +686,8 @@ int32_t Sim::find_reduce(int32_t job) {
   return c < end ? c : -1;
 }
 
+constexpr size_t kPopulateRecords = size_t(1) << 15;  // attempt records per 2 MB
+
 int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative, int32_t slots) {
   if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
   if (node < 0 || node >= n_nodes()) throw std::logic_error("launch: no such node");
@@ -772,6 +774,10 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     at.finish = kNaN;  // known once the job's last map ends
     waits_for_maps = true;
   }
+  // the records' reserved room is faulted in 2 MB ahead of the writes, in one call per 2 MB
+  // (not all at once: a run that ends early, by its time limit, would fault in what it never writes)
+  if ((size_t(a) & (kPopulateRecords - 1)) == 0 && attempts_.capacity() > size_t(a))
+    populate_memory(attempts_.data() + a, std::min(kPopulateRecords, attempts_.capacity() - size_t(a)) * sizeof(Attempt));
   attempts_.push_back(at);
   if (dense_copy_end_) {
     reduce_copy_end_.push_back(copy_end);
@@ -1759,6 +1765,11 @@ SimResult Sim::collect(bool last) {
   constexpr size_t kBlock = size_t(1) << 15;  // attempts per block (2 MB of records)
   for (size_t b = 0; b < na; b += kBlock) {
     const size_t e = std::min(na, b + kBlock);
+    // this block's part of each column faulted in by one call per column, not a fault per page
+    // (block by block: the records converted so far are given back as the columns grow)
+    auto populate = [&](const auto& column) { populate_memory(column.data() + b, (e - b) * sizeof(column[0])); };
+    populate(r.att_node); populate(r.att_start); populate(r.att_finish); populate(r.att_status);
+    populate(r.att_locality); populate(r.att_slot); populate(r.att_speculative); populate(r.att_slot_type);
     for (size_t a = b; a < e; ++a) {
       const Attempt& at = attempts_[a];
       r.att_node.push_back(at.node); r.att_start.push_back(at.start);
