@@ -90,10 +90,8 @@ struct alignas(64) WorkerState {
   int32_t qlong = 0;            // long probes queued
   int64_t attempt = -1;         // attempt running (or being set up) on the slot, -1 if none
   double busy_since = 0;        // when the slot was taken
-  double long_start = 0;        // when the slot was taken for the current long probe
-  int32_t long_job = -1;        // job of that long probe
   uint8_t busy = 0;             // slot taken (request in flight, task running, suspending, resuming)
-  uint8_t exec_long = 0;        // the slot was taken for a long probe ("executing_big")
+  uint8_t exec_long = 0;        // the slot was taken for a long probe ("executing_big"; Sim::long_run)
   uint8_t resume_due = 0;       // the suspension timer of the suspended task expired
   int32_t suspended_task = -1;  // a long task suspended on this worker
 };
@@ -173,6 +171,14 @@ class Sim {
   int32_t first_general() const { return first_general_; }  // workers [0, first_general) are short-only
   int32_t worker_node(int32_t w) const { return worker_node_[w]; }
   const WorkerState& worker(int32_t w) const { return workers_[w]; }
+  // The long probe worker w's slot was taken for (WorkerState::exec_long): when, and its job's
+  // estimated task duration (>= 0); est == -1 while the slot is not taken for a long probe. Kept
+  // apart from the worker records, 16 bytes a worker, for scans over every worker (Hawk's and
+  // Eagle's least-waiting-time placement reads nothing else of a worker's state).
+  struct LongRun {
+    double start, est;
+  };
+  const LongRun& long_run(int32_t w) const { return long_run_[w]; }
   // Whether worker w runs, queues or holds suspended long work.
   bool has_long_work(int32_t w) const { return long_work_[w] != 0; }
   bool is_long(int32_t job) const { return job_long_[job] != 0; }
@@ -298,6 +304,7 @@ class Sim {
   // has_long_work per worker, kept apart from the worker records: Eagle's probing reads it for
   // every probe, on random workers (one byte each instead of a record's cache line)
   std::vector<uint8_t> long_work_;
+  std::vector<LongRun> long_run_;  // long_run(w): written where exec_long changes
   void refresh_long_work(int32_t w) {
     const WorkerState& s = workers_[w];
     long_work_[w] = s.exec_long || s.qlong > 0 || s.suspended_task >= 0;

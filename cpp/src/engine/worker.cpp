@@ -205,6 +205,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   first_general_ = W - std::max(n_general, 0);
   workers_.assign(W, WorkerState{});
   long_work_.assign(W, 0);
+  long_run_.assign(W, LongRun{0.0, -1.0});
   susp_.assign(W, Suspension{});
   queues_.resize(W);
 
@@ -424,10 +425,8 @@ void Sim::serve(int32_t w) {
   set_busy(w, true);
   s.exec_long = job_long_[job];
   refresh_long_work(w);
-  if (s.exec_long) {
-    s.long_start = now_;
-    s.long_job = job;
-  }
+  // (a free slot's exec_long is 0: nothing to clear otherwise)
+  if (s.exec_long) long_run_[w] = LongRun{now_, job_srpt_[job].est};
   bool clone = false;
   const int32_t task = sched_.choose_task(*this, w, job, &clone);
   if (task < 0) {
@@ -506,8 +505,7 @@ void Sim::resume(int32_t w) {
   set_busy(w, true);
   s.exec_long = 1;
   long_work_[w] = 1;
-  s.long_start = now_;
-  s.long_job = job;
+  long_run_[w] = LongRun{now_, job_srpt_[job].est};
   Suspension& u = susp_[w];
   const double t0 = now_ + u.resume_delay;
   const int64_t a = new_attempt(task, w, t0, u.remaining + t0, false);
@@ -525,9 +523,9 @@ void Sim::resume(int32_t w) {
 void Sim::free_slot(int32_t w) {
   WorkerState& s = workers_[w];
   set_busy(w, false);
+  if (s.exec_long) long_run_[w].est = -1.0;
   s.exec_long = 0;
   refresh_long_work(w);
-  s.long_job = -1;
   serve(w);
   if (!s.busy && s.qlen == 0 && s.suspended_task < 0) sched_.on_idle(*this, w);
 }
