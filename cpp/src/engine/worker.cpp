@@ -171,7 +171,11 @@ int32_t Scheduler::pick_probe(Sim& sim, int32_t w, bool short_only) {
 
 const QueueEntry* Scheduler::pick_entry(Sim& sim, int32_t w, bool short_only) {
   const int32_t p = pick_probe(sim, w, short_only);
-  return p < 0 ? nullptr : sim.queue_entry(w, p);
+  if (p < 0) return nullptr;
+  // FIFO's pick is the head, whose entry pick_probe has just read: found without the probe's
+  // record (a cache miss on an overloaded cluster's long queues)
+  const QueueEntry* const head = sim.queue_begin(w);
+  return head->live() && head->probe() == p ? head : sim.queue_entry(w, p);
 }
 
 double Scheduler::task_duration(Sim& sim, int32_t, int32_t task, bool) { return sim.duration(task); }
