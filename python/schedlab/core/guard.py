@@ -114,6 +114,32 @@ def check_events(estimate: float, what: str, max_events=None, remedy: str = ""):
                             + (f"; {remedy}" if remedy else ""))
 
 
+class EventLimit:
+    """The event limit while a run goes on: the up-front check works from an estimate, so the
+    engines' polling point (every 2^20 events, where Ctrl-C and the progress bar are handled too)
+    calls this, which stops a run that has gone past ``limit`` events with :class:`ResourceError`;
+    ``report`` (a progress callable or None) is called as before."""
+
+    def __init__(self, limit: float, what: str, source: str, report=None):
+        self.limit, self.what, self.source, self.report = float(limit), what, source, report
+
+    def __call__(self, events, simulated_time):
+        if events > self.limit:
+            raise ResourceError(f"{self.what} passed the {self.limit:.3g}-event limit ({self.source}) after "
+                                f"{events:,} events, at simulated time {simulated_time:.6g} s: stopped; raise "
+                                "max_events to let it run on")
+        if self.report is not None:
+            self.report(events, simulated_time)
+
+
+def event_limit(report, what: str, max_events=None):
+    """``report`` wrapped in an :class:`EventLimit` (unchanged when there is no finite limit)."""
+    limit = events_limit(max_events)
+    if not math.isfinite(limit):
+        return report
+    return EventLimit(limit, what, "max_events" if max_events is not None else "the default max_events", report)
+
+
 def check_reader_tasks(n_tasks: float, what: str, remedy: str = ""):
     """Refuses a trace whose tasks would not fit in memory while its workload is built."""
     check_memory(float(n_tasks) * READER_BYTES_PER_TASK, f"{what} ({float(n_tasks):.4g} tasks)", remedy=remedy)

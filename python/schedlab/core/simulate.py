@@ -77,7 +77,9 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     Before it allocates, the run is checked by the resource guard (:mod:`schedlab.core.guard`):
     a run whose estimated memory or event count exceeds the machine's available memory (or
     ``max_memory`` bytes) or ``max_events`` (default ``guard.DEFAULT_MAX_EVENTS``) raises
-    :class:`~schedlab.core.guard.ResourceError` (a ``ValueError``) naming the estimate and the limit.
+    :class:`~schedlab.core.guard.ResourceError` (a ``ValueError``) naming the estimate and the limit;
+    a run that passes ``max_events`` all the same (the estimate fell short) is stopped with it
+    within 2^20 events of the limit.
     The same inputs and seed always give the same result. The simulation runs without the GIL, so threads run simulations in parallel.
 
     ``progress``: a progress bar (events, events/s, simulated time) for runs past 2^20 events;
@@ -119,7 +121,7 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         raw = _core.run(cluster.native(), workload.native(), config.name, params, dict(options), int(seed),
-                        progress=report)
+                        progress=guard.event_limit(report, f"the {config.name} run", max_events))
     finally:
         if isinstance(report, _progress.SimulationProgress):
             report.close()

@@ -181,3 +181,24 @@ def test_max_memory_from_the_environment(monkeypatch):
     monkeypatch.setenv("SCHEDLAB_MAX_MEMORY", "lots")
     with pytest.raises(ValueError, match="SCHEDLAB_MAX_MEMORY must be a number of bytes, got 'lots'"):
         sl.simulate(MR, workload(), "fifo")
+
+
+def test_a_run_past_max_events_is_stopped_while_it_runs():
+    """The up-front check works from an estimate (3.7 M events here); the run makes 4.86 M. With
+    max_events at 4 M it passes the check and is stopped at the engines' polling point (every 2^20
+    events: 4,194,304), naming the limit; with room, it runs to the end."""
+    wl = sl.synthetic.generate(jobs=1500, rate=0.5, seed=1, maps=("randint", 1, 400), reduces=("randint", 0, 10))
+    cluster = sl.Cluster(nodes=20)
+    with pytest.raises(guard.ResourceError, match=r"fair run passed the 4e\+06-event limit \(max_events\) after "
+                                                  r"4,194,304 events"):
+        sl.simulate(cluster, wl, "fair", max_events=4e6)
+    assert sl.simulate(cluster, wl, "fair", max_events=5e6).events == 4_859_841
+
+
+def test_the_event_limit_still_reports_progress():
+    seen = []
+    limit = guard.event_limit(lambda e, t: seen.append((e, t)), "the run", 10)
+    limit(8, 1.5)
+    with pytest.raises(guard.ResourceError, match="the run passed the 10-event limit"):
+        limit(11, 2.0)
+    assert seen == [(8, 1.5)]
