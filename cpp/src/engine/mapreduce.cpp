@@ -686,7 +686,9 @@ int32_t Sim::find_reduce(int32_t job) {
   return c < end ? c : -1;
 }
 
-constexpr size_t kPopulateRecords = size_t(1) << 15;  // attempt records per 2 MB
+// attempt records per 2 MB: populated ahead of the launches that write them, converted into the
+// result's columns and released by blocks of this size at the end
+constexpr size_t kRecordBlock = size_t(1) << 15;
 
 int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative, int32_t slots) {
   if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
@@ -776,8 +778,8 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   }
   // the records' reserved room is faulted in 2 MB ahead of the writes, in one call per 2 MB
   // (not all at once: a run that ends early, by its time limit, would fault in what it never writes)
-  if ((size_t(a) & (kPopulateRecords - 1)) == 0 && attempts_.capacity() > size_t(a))
-    populate_memory(attempts_.data() + a, std::min(kPopulateRecords, attempts_.capacity() - size_t(a)) * sizeof(Attempt));
+  if ((size_t(a) & (kRecordBlock - 1)) == 0 && attempts_.capacity() > size_t(a))
+    populate_memory(attempts_.data() + a, std::min(kRecordBlock, attempts_.capacity() - size_t(a)) * sizeof(Attempt));
   attempts_.push_back(at);
   if (dense_copy_end_) {
     reduce_copy_end_.push_back(copy_end);
@@ -1762,9 +1764,8 @@ SimResult Sim::collect(bool last) {
   r.att_speculative.reserve(na); r.att_slot_type.reserve(na);
   // At the end of a run (`last`) the records are released block by block as they are converted,
   // so that the columns (32 bytes per attempt) never coexist with all the records (64).
-  constexpr size_t kBlock = size_t(1) << 15;  // attempts per block (2 MB of records)
-  for (size_t b = 0; b < na; b += kBlock) {
-    const size_t e = std::min(na, b + kBlock);
+  for (size_t b = 0; b < na; b += kRecordBlock) {
+    const size_t e = std::min(na, b + kRecordBlock);
     // this block's part of each column faulted in by one call per column, not a fault per page
     // (block by block: the records converted so far are given back as the columns grow)
     auto populate = [&](const auto& column) { populate_memory(column.data() + b, (e - b) * sizeof(column[0])); };

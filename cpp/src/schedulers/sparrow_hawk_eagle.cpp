@@ -229,23 +229,11 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
       }
     };
     bool any = false;
-    // (the engine's compact copy of exec_long, when it began and the long job's estimate: the
-    // scan streams 24 bytes a worker, not a worker record's cache line)
+    // A worker's estimated waiting time, or infinity if its queue is empty (it never gets in),
+    // from the engine's compact copy of exec_long, when it began and the long job's estimate (the
+    // scan streams 24 bytes a worker, not a worker record's cache line); computed without
+    // branches: whether a worker runs a long task is a coin toss to a branch predictor.
     const double now = sim.now();
-    auto waiting = [&](int32_t w) {
-      const Sim::LongRun& run = sim.long_run(w);
-      return run.est != -1.0 ? rtt + qlen_[w] - std::min(now - run.start, run.est) : qlen_[w];
-    };
-    int32_t u = first_general_;
-    for (; u < W_ && heap_.size() < keep; ++u) {
-      if (qlen_[u] == 0 || blacklisted(u)) continue;
-      any = true;
-      offer(waiting(u), u);
-    }
-    // The heap is full: an entry gets in only if it precedes the top, i.e. (the workers come in
-    // increasing id order) if its waiting time is below the top's. That one test comes first,
-    // computed without branches (whether a worker runs a long task is a coin toss to a branch
-    // predictor); an empty queue's worker never gets in.
     constexpr double kInf = std::numeric_limits<double>::infinity();
     auto bits = [](double x) {
       uint64_t b;
@@ -253,16 +241,29 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
       return b;
     };
     const uint64_t inf_bits = bits(kInf);
-    double top = heap_.empty() ? kInf : heap_.front().first;
-    for (; u < W_; ++u) {
-      const Sim::LongRun& run = sim.long_run(u);
-      const double q = qlen_[u];
+    auto waiting = [&](int32_t w) {
+      const Sim::LongRun& run = sim.long_run(w);
+      const double q = qlen_[w];
       const uint64_t runs_long = uint64_t(0) - uint64_t(run.est != -1.0);
       const uint64_t empty = uint64_t(0) - uint64_t(q == 0);
       const uint64_t b = (bits(rtt + q - std::min(now - run.start, run.est)) & runs_long) | (bits(q) & ~runs_long);
-      double v;
       const uint64_t vb = (b & ~empty) | (inf_bits & empty);
-      std::memcpy(&v, &vb, sizeof v);  // waiting(u), or infinity if u's queue is empty
+      double v;
+      std::memcpy(&v, &vb, sizeof v);
+      return v;
+    };
+    int32_t u = first_general_;
+    for (; u < W_ && heap_.size() < keep; ++u) {
+      const double v = waiting(u);
+      if (v == kInf || blacklisted(u)) continue;
+      any = true;
+      offer(v, u);
+    }
+    // The heap is full: an entry gets in only if it precedes the top, i.e. (the workers come in
+    // increasing id order) if its waiting time is below the top's; that one test comes first.
+    double top = heap_.empty() ? kInf : heap_.front().first;
+    for (; u < W_; ++u) {
+      const double v = waiting(u);
       if (v < top && !blacklisted(u)) {
         offer(v, u);
         top = heap_.front().first;
