@@ -251,7 +251,11 @@ class Sim {
     std::vector<int32_t> targets;
   };
   void serve(int32_t w);
-  void launch(int32_t w, int32_t p, int32_t task, bool clone);
+  // p: the probe served, at position pos of w's queue (or -1: none)
+  void launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone);
+  // Drops the probe p just picked at position pos of w's queue through its queue entry: its own
+  // record, written when it was queued long before, is not read (it would wait for memory).
+  void drop_picked(int32_t w, int32_t pos, int32_t p);
   void resume(int32_t w);
   void free_slot(int32_t w);
   // A task end event: worker w, attempt a (< 2^32) and its task in the payload.

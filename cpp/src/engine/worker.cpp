@@ -425,7 +425,8 @@ void Sim::serve(int32_t w) {
     return;
   }
   const int32_t p = e->probe(), job = e->job;
-  __builtin_prefetch(&pool_[p]);  // read by keep_probe and the drop after the task choice
+  const int32_t pos = static_cast<int32_t>(e - queues_[w].data());  // (the drop below goes through it)
+  __builtin_prefetch(&pool_[p]);  // read by keep_probe
   set_busy(w, true);
   s.exec_long = job_long_[job];
   refresh_long_work(w);
@@ -435,15 +436,23 @@ void Sim::serve(int32_t w) {
   const int32_t task = sched_.choose_task(*this, w, job, &clone);
   if (task < 0) {
     // no-op reply: the probe is discarded, the slot frees after the round trip
-    drop_probe(w, p);
+    drop_picked(w, pos, p);
     ++noops_;
     q_.push_ordered_later(now_ + 2.0 * opt_.network_delay, kRankNoop, kNoop, static_cast<uint32_t>(w));
     return;
   }
-  launch(w, p, task, clone);
+  launch(w, p, pos, task, clone);
 }
 
-void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
+void Sim::drop_picked(int32_t w, int32_t pos, int32_t p) {
+  QueueArray& qa = queues_[w];
+  if (static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p)
+    drop_entry(w, &qa[pos]);
+  else
+    drop_probe(w, p);  // (the scheduler moved its queue meanwhile)
+}
+
+void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
   WorkerState& s = workers_[w];
   const int32_t job = wl_.task_job[task];
   const double t0 = now_ + 2.0 * opt_.network_delay;
@@ -465,7 +474,7 @@ void Sim::launch(int32_t w, int32_t p, int32_t task, bool clone) {
     }
   }
   if (!(p >= 0 && sched_.keep_probe(*this, w, p))) {
-    if (p >= 0) drop_probe(w, p);
+    if (p >= 0) drop_picked(w, pos, p);
   } else {
     pool_[p].flags |= kProbeSticky;
   }
