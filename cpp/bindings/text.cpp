@@ -20,32 +20,54 @@ namespace {
 inline bool blank(char c) { return c == ' ' || c == '\t' || c == '\x0b' || c == '\x0c'; }
 inline bool digit(char c) { return c >= '0' && c <= '9'; }
 
-// A token [+-]digits[.digits][(e|E)[+-]digits] (at least one digit before or after the point),
-// as a double correctly rounded; false for anything else (inf, nan, hex, '_', ...).
-bool plain_number(const char* b, const char* e, double& out) {
-  const char* p = b;
-  if (p < e && (*p == '+' || *p == '-')) ++p;
-  const char* digits = p;
-  while (p < e && digit(*p)) ++p;
-  size_t n = static_cast<size_t>(p - digits);
-  if (p < e && *p == '.') {
+inline bool line_end(char c) { return c == '\n' || c == '\r'; }
+
+// The token at p -- [+-]digits[.digits][(e|E)[+-]digits], at least one digit before or after the
+// point, up to a blank, a line end or the end -- as a double correctly rounded; p moves past it.
+// False for anything else (inf, nan, hex, '_', ...). *all_digits: the token is digits only. The
+// digits are gathered while the token is checked: when they fit in 53 bits and the power of ten
+// is at most 22, both are exact doubles and one multiplication or division rounds correctly
+// (Clinger's fast path, as in std::from_chars, which converts the other tokens).
+bool plain_number(const char*& p, const char* end, double& out, bool* all_digits) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* const b = p;
+  const bool neg = p < end && *p == '-';
+  if (p < end && (*p == '+' || *p == '-')) ++p;
+  uint64_t mant = 0;
+  int64_t n = 0;     // digits before and after the point
+  int64_t frac = 0;  // digits after the point
+  for (; p < end && digit(*p); ++p, ++n) mant = mant * 10 + uint64_t(*p - '0');
+  *all_digits = p > b && !(*b == '+' || *b == '-');
+  if (p < end && *p == '.') {
     ++p;
-    const char* frac = p;
-    while (p < e && digit(*p)) ++p;
-    n += static_cast<size_t>(p - frac);
+    *all_digits = false;
+    for (; p < end && digit(*p); ++p, ++n, ++frac) mant = mant * 10 + uint64_t(*p - '0');
   }
   if (n == 0) return false;
-  if (p < e && (*p == 'e' || *p == 'E')) {
+  int64_t exp10 = 0;
+  if (p < end && (*p == 'e' || *p == 'E')) {
     ++p;
-    if (p < e && (*p == '+' || *p == '-')) ++p;
+    *all_digits = false;
+    const bool eneg = p < end && *p == '-';
+    if (p < end && (*p == '+' || *p == '-')) ++p;
     const char* ex = p;
-    while (p < e && digit(*p)) ++p;
+    for (; p < end && digit(*p); ++p)
+      if (exp10 < 100000) exp10 = exp10 * 10 + (*p - '0');  // (past that, from_chars decides)
     if (p == ex) return false;
+    if (eneg) exp10 = -exp10;
   }
-  if (p != e) return false;
+  if (p < end && !blank(*p) && !line_end(*p)) return false;
+  const int64_t q = exp10 - frac;
+  if (n <= 19 && mant <= (uint64_t(1) << 53) && q >= -22 && q <= 22) {  // (19 digits cannot overflow)
+    const double m = static_cast<double>(mant);
+    const double v = q < 0 ? m / kPow10[-q] : m * kPow10[q];
+    out = neg ? -v : v;
+    return true;
+  }
   const char* s = *b == '+' ? b + 1 : b;  // from_chars takes no '+'
-  const auto r = std::from_chars(s, e, out);
-  return r.ec == std::errc() && r.ptr == e;
+  const auto r = std::from_chars(s, p, out);
+  return r.ec == std::errc() && r.ptr == p;
 }
 
 }  // namespace
@@ -63,28 +85,26 @@ void bind_text(py::module_& m) {
           vals.reserve(s.size() / 6 + 16);
           const char* p = s.data();
           const char* const end = p + s.size();
-          while (p < end && plain) {
-            // one line: up to \n or \r (bytes.splitlines)
-            const char* eol = p;
-            while (eol < end && *eol != '\n' && *eol != '\r') ++eol;
-            int64_t k = 0;
-            const char* q = p;
-            for (;;) {
-              while (q < eol && blank(*q)) ++q;
-              if (q == eol) break;
-              const char* t = q;
-              while (q < eol && !blank(*q)) ++q;
-              if (k == digits_field)
-                for (const char* c = t; c < q; ++c)
-                  if (!digit(*c)) plain = false;
-              double v;
-              if (!plain || !plain_number(t, q, v)) { plain = false; break; }
-              vals.push_back(v);
-              ++k;
+          int64_t k = 0;  // numbers on the current line
+          while (p < end) {
+            const char c = *p;
+            if (blank(c)) { ++p; continue; }
+            if (line_end(c)) {  // a line ends at \n or \r (bytes.splitlines); empty lines are skipped
+              if (k > 0) lens.push_back(k);
+              k = 0;
+              ++p;
+              continue;
             }
-            if (k > 0) lens.push_back(k);
-            p = eol + 1;  // (\r\n leaves an empty line between, skipped)
+            double v;
+            bool all_digits;
+            if (!plain_number(p, end, v, &all_digits) || (k == digits_field && !all_digits)) {
+              plain = false;
+              break;
+            }
+            vals.push_back(v);
+            ++k;
           }
+          if (plain && k > 0) lens.push_back(k);
         }
         if (!plain) return py::none();
         py::array_t<double> v(static_cast<py::ssize_t>(vals.size()));

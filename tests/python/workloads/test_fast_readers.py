@@ -80,6 +80,29 @@ def test_tr_numbers_split_in_one_pass(tmp_path, monkeypatch, text):
     else:
         same_workload(got, line_by_line(monkeypatch, path))
 
+def test_tr_numbers_convert_as_numpy_bit_for_bit():
+    """Every plain decimal token converts to the double NumPy gives, on both sides of the fast
+    path's limits (53-bit digit strings, powers of ten up to 22, 19 digits, signs, zeros,
+    denormals, overflow to infinity is not plain)."""
+    rng = np.random.default_rng(7)
+    tokens = ["0", "-0", "+0", "-0.0", ".5", "5.", "9007199254740992", "9007199254740993", "-9007199254740993",
+              "1e22", "1e23", "1e-22", "1e-23", "123456789012345678", "1234567890123456789", "12345678901234567890",
+              "0.1", "0.30000000000000004", "4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308",
+              "0.000000000000000000000000001", "00000000000000000000000001.5", "1e+0", "1E-0", "7e00022", "3e-0023"]
+    for _ in range(20000):
+        digits = "".join(rng.choice(list("0123456789"), size=int(rng.integers(1, 21))))
+        point = int(rng.integers(0, len(digits) + 1))
+        tok = digits[:point] + ("." if rng.random() < 0.8 else "") + digits[point:]
+        if rng.random() < 0.3:
+            tok += f"e{int(rng.integers(-40, 41))}"
+        tokens.append(("-" if rng.random() < 0.2 else "") + tok)
+    text = " ".join(tokens).encode()
+    split = sl._core.split_numbers(text)
+    assert split is not None
+    want = np.array(text.split(), dtype=np.float64)
+    np.testing.assert_array_equal(split[0].view(np.int64), want.view(np.int64))
+
+
 def swim_by_frames(path, block_bytes=64 * 2**20, bytes_per_reduce=2**30, scale=1.0, map_rate=32 * 2**20,
                    reduce_rate=32 * 2**20, task_overhead=2.0, max_tasks_per_job=None):
     """SWIM's task derivation as a task table given to Workload.from_frames (the reader's
