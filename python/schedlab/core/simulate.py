@@ -187,12 +187,16 @@ class Result:
     @property
     def jobs(self) -> pd.DataFrame:
         if self._jobs is None:
-            df = self.workload.jobs
+            wcols = self.workload._job_columns()
             raw = self._raw["jobs"]
-            df.insert(2, "start_time", np.asarray(raw["start_time"]))
-            df.insert(3, "finish_time", np.asarray(raw["finish_time"]))
-            df.insert(4, "completion_time", df["finish_time"] - df["submit_time"])
-            df.insert(5, "queueing_delay", df["start_time"] - df["submit_time"])
+            submit = wcols["submit_time"]
+            start, finish = np.asarray(raw["start_time"]), np.asarray(raw["finish_time"])
+            cols = {}
+            for k, v in wcols.items():
+                cols[k] = v
+                if k == "submit_time":  # (a workload's columns begin with job_id, submit_time)
+                    cols.update(start_time=start, finish_time=finish, completion_time=finish - submit,
+                                queueing_delay=start - submit)
             for k, v in raw.items():
                 if k not in ("start_time", "finish_time"):
                     name = {"map_finish": "map_finish_time", "ready": "ready_time"}.get(k, k)
@@ -201,14 +205,17 @@ class Result:
                         v = pd.Categorical.from_codes(v.astype(np.int8), ["short", "long"])
                     elif k == "ended":  # MapReduce engine, when some job ended without success
                         name = "status"
-                        v = _job_status(v, np.asarray(raw["finish_time"]))
-                    df[name] = v
-            if "ready_time" in df:  # the wait in the scheduler's queue, not for parents
-                df["queueing_delay"] = df["start_time"] - df["ready_time"]
-            if np.isfinite(df["deadline"]).any():
-                df["late"] = df["finish_time"] > df["deadline"]
-                if "status" in df:  # a killed or failed job missed its deadline
-                    df["late"] |= df["status"].isin(["killed", "failed"]) & np.isfinite(df["deadline"])
+                        v = _job_status(v, finish)
+                    cols[name] = v
+            if "ready_time" in cols:  # the wait in the scheduler's queue, not for parents
+                cols["queueing_delay"] = start - np.asarray(cols["ready_time"])
+            deadline = cols["deadline"]
+            if np.isfinite(deadline).any():
+                late = finish > deadline
+                if "status" in cols:  # a killed or failed job missed its deadline
+                    late |= np.isin(np.asarray(cols["status"]), ["killed", "failed"]) & np.isfinite(deadline)
+                cols["late"] = late
+            df = pd.DataFrame(cols)
             self._jobs = df
         return self._jobs
 

@@ -307,10 +307,14 @@ class Workload:
     @property
     def jobs(self) -> pd.DataFrame:
         """One row per job (dense order = submission order)."""
+        return pd.DataFrame(self._job_columns())
+
+    def _job_columns(self) -> dict:
+        """The columns of :attr:`jobs`, in order, as arrays (one DataFrame is built from them)."""
         j, _ = self._native.columns()
         tb = np.asarray(j["task_begin"])
         n_tasks = np.diff(tb)
-        df = pd.DataFrame({
+        cols = {
             "job_id": self._job_ids,
             "submit_time": np.asarray(j["submit_time"]),
             "user": self._labels(np.asarray(j["user"]), self.user_labels),
@@ -321,14 +325,16 @@ class Workload:
             "n_reduces": n_tasks - np.asarray(j["n_maps"]),
             "ideal_time": self._ideal_times(),
             "dag": self._dag_column(j),
-        })
+        }
         if self.has_dependencies:
             pb, pj = np.asarray(j["parent_begin"]), np.asarray(j["parent_job"])
-            df["parents"] = [list(x) for x in np.split(self._job_ids[pj], pb[1:-1])]
+            parents = np.empty(len(pb) - 1, dtype=object)
+            parents[:] = [list(x) for x in np.split(self._job_ids[pj], pb[1:-1])]
+            cols["parents"] = parents
         for c in self._job_meta.columns:
-            if c not in df:
-                df[c] = self._job_meta[c].to_numpy()
-        return df
+            if c not in cols:
+                cols[c] = self._job_meta[c].to_numpy()
+        return cols
 
     @property
     def has_dependencies(self) -> bool:

@@ -92,6 +92,18 @@ def test_a_job_over_the_cluster_memory_maxima_is_refused_at_submission():
     assert "status" not in r.jobs and len(r.tasks) == 7
 
 
+def test_a_refused_job_misses_its_deadline():
+    """A refused job's finish time is its submission, before any deadline, yet it never ran: the
+    jobs table counts it late; the others by their finish time."""
+    w = jobs_with_memory([(1024, 1024), (3072, 1024), (1024, None)])
+    jf = w.jobs[["job_id", "submit_time"]].assign(deadline=[100.0, 100.0, 3.0])
+    w = sl.Workload.from_frames(jf, w.tasks[["job_id", "stage", "memory", "work"]])
+    j = sl.simulate(CLUSTER, w, sl.schedulers.get("capacity", **MEMORY)).jobs.sort_values("job_id")
+    assert j["status"].astype(str).tolist() == ["succeeded", "failed", "succeeded"]
+    assert j["late"].tolist() == [False, True, True]
+    assert j["finish_time"].iloc[2] > 3.0
+
+
 def test_a_task_larger_than_every_node_is_refused_up_front():
     """A reduce of 2 GB takes two 1-GB reduce slots; on nodes of one reduce slot it could never run
     (Hadoop would hold a reservation for it for ever): the run is refused, naming the job, instead
