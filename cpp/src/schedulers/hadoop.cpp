@@ -229,6 +229,8 @@ class FairScheduler : public Scheduler {
     }
     pool_dirty_.assign(n_pools, 0);
     changes_ = sim.track_job_changes();
+    scan_first_ = std::all_of(pool_max_[kMap].begin(), pool_max_[kMap].end(), [](double m) { return std::isinf(m); });
+    scan_failed_.assign(size_t(sim.n_nodes()), 1);
     if (strict_) check_strict_locality(sim, "fair");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
@@ -415,12 +417,16 @@ class FairScheduler : public Scheduler {
       // (assignmultiple off: one task per heartbeat in all, Hadoop 1.2.1 FairScheduler.assignTasks)
       if (!assign_multiple_ && assigned[0] + assigned[1] > 0) break;
       if (type == kMap) ++map_scans_;
-      if (type == kMap && skipped_every_job(sim, node)) {
+      // (the shortcut's confirmation is itself a lookup: tried only where the node's last map
+      // scan launched nothing, the scans likely to launch nothing again)
+      if (type == kMap && (!scan_first_ || scan_failed_[size_t(node)]) && skipped_every_job(sim, node)) {
         ++map_scans_without_visits_;
         rejected[kMap] = true;
         continue;
       }
-      if (assign_one(sim, node, type)) assigned[type]++;
+      const bool launched = assign_one(sim, node, type);
+      if (type == kMap) scan_failed_[size_t(node)] = !launched;
+      if (launched) assigned[type]++;
       else rejected[type] = true;
     }
   }
@@ -441,6 +447,12 @@ class FairScheduler : public Scheduler {
     int32_t total = -1, slots = -1, cap = 0;
   };
   LoadCap last_cap_[2];
+  // skipped_every_job() is tried before a map scan only where the node's last map scan launched
+  // nothing (scan_failed_), so that the common scan, which launches, does not pay for its
+  // confirmation first; its answer is the scan's either way. Only while no pool has a maxMaps:
+  // a scan passes the jobs of a pool at its cap without marking them skipped.
+  bool scan_first_ = false;
+  std::vector<uint8_t> scan_failed_;
   // A map scan (assign_one for maps) that would visit every listed job and launch nothing, done
   // without its per-job lookups: when no job has a fresh map on this node, every pending map is
   // found through the place indexes, and no listed job may go beyond node-local yet (or
