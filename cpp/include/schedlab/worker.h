@@ -64,7 +64,7 @@ struct Options {
 enum TaskState : uint8_t { kTaskUnlaunched = 0, kTaskRunning = 1, kTaskSuspended = 2, kTaskDone = 3 };
 enum ProbeFlags : uint8_t { kProbeLong = 1, kProbeSticky = 2, kProbeStolen = 4 };
 
-// One probe queued at a worker (a slot of a shared pool; its id is the handle schedulers use).
+// One probe queued at a worker, as Sim::probe(p) describes it (its id is the handle schedulers use).
 struct Probe {
   int32_t job;
   int32_t pos;  // its entry in the worker's queue array
@@ -76,20 +76,21 @@ struct Probe {
 // probes leave a hole (ref < 0) until the array is compacted on a later append; the first entry
 // is never a hole.
 struct QueueEntry {
-  int32_t ref;  // probe id x 2 + 1 if the probe is long; -1: a hole
+  int32_t ref;  // probe id x 8 + the probe's flags (ProbeFlags); -1: a hole
   int32_t job;
   double acc;   // delay accumulated from probes that bypassed it (Eagle's starvation cap)
   bool live() const { return ref >= 0; }
-  int32_t probe() const { return ref >> 1; }
-  bool is_long() const { return ref & 1; }
+  int32_t probe() const { return ref >> 3; }
+  uint8_t flags() const { return static_cast<uint8_t>(ref & 7); }
+  bool is_long() const { return ref & kProbeLong; }
 };
 
-// A worker's state, one cache line (what a suspended task needs to resume lives apart, in Sim).
-struct alignas(64) WorkerState {
-  int32_t qlen = 0;
+// A worker's state, as Sim::worker(w) describes it (the engine keeps it in the worker's record,
+// beside its queue; what a suspended task needs to resume lives apart, in Sim).
+struct WorkerState {
+  int32_t qlen = 0;             // probes queued
   int32_t qlong = 0;            // long probes queued
   int64_t attempt = -1;         // attempt running (or being set up) on the slot, -1 if none
-  double busy_since = 0;        // when the slot was taken
   uint8_t busy = 0;             // slot taken (request in flight, task running, suspending, resuming)
   uint8_t exec_long = 0;        // the slot was taken for a long probe ("executing_big"; Sim::long_run)
   uint8_t resume_due = 0;       // the suspension timer of the suspended task expired
@@ -167,10 +168,14 @@ class Sim {
   const Options& options() const { return opt_; }
   const Workload& workload() const { return wl_; }
   double delay() const { return opt_.network_delay; }
-  int32_t n_workers() const { return static_cast<int32_t>(workers_.size()); }
+  int32_t n_workers() const { return n_workers_; }
   int32_t first_general() const { return first_general_; }  // workers [0, first_general) are short-only
   int32_t worker_node(int32_t w) const { return worker_node_[w]; }
-  const WorkerState& worker(int32_t w) const { return workers_[w]; }
+  WorkerState worker(int32_t w) const {
+    const Rec& r = recs_[w];
+    return WorkerState{r.qlen(), r.qlong, r.attempt == kNoAttempt ? int64_t(-1) : int64_t(r.attempt), r.busy, r.exec_long,
+                       r.resume_due, r.suspended_task};
+  }
   // The long probe worker w's slot was taken for (WorkerState::exec_long): when, and its job's
   // estimated task duration (>= 0); est == -1 while the slot is not taken for a long probe. Kept
   // apart from the worker records, 16 bytes a worker, for scans over every worker (Hawk's and
@@ -195,16 +200,20 @@ class Sim {
   TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_sc_[2 * size_t(t)]); }
   int32_t task_copies(int32_t t) const { return task_sc_[2 * size_t(t) + 1]; }  // copies ever launched (clones)
   int32_t suspensions(int32_t t) const { return task_susp_[t]; }
-  const Probe& probe(int32_t p) const { return pool_[p]; }
-  void prefetch_probe(int32_t p) const { __builtin_prefetch(&pool_[p]); }
+  // Probe p while it is queued (its job, its entry's position, its flags); job -1 if p is no probe.
+  Probe probe(int32_t p) const;
+  // The flags of probe p, queued. Those of the probe that has just arrived (on_probe_arrival) or
+  // was just picked (choose_task, keep_probe, task_duration, on_launch) are at hand: they are
+  // not read from its entry or record, written an instant before or long ago (a cache miss).
+  uint8_t probe_flags(int32_t p) const { return p == hint_probe_ ? hint_flags_ : probe(p).flags; }
   // The first probe of worker w's queue, -1 if it is empty.
-  int32_t queue_head(int32_t w) const { return workers_[w].qlen ? queues_[w].data()[queues_[w].first].probe() : -1; }
+  int32_t queue_head(int32_t w) const { return recs_[w].qlen() ? recs_[w].data()[recs_[w].first].probe() : -1; }
   // Worker w's queue array [queue_begin, queue_end): holes (!live()) among the probes in queue
   // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
-  QueueEntry* queue_begin(int32_t w) { return queues_[w].data() + queues_[w].first; }
-  QueueEntry* queue_end(int32_t w) { return queues_[w].data() + queues_[w].size(); }
+  QueueEntry* queue_begin(int32_t w) { return recs_[w].data() + recs_[w].first; }
+  QueueEntry* queue_end(int32_t w) { return recs_[w].data() + recs_[w].n; }
   // The entry of probe p, queued at worker w.
-  QueueEntry* queue_entry(int32_t w, int32_t p) { return queues_[w].data() + pool_[p].pos; }
+  QueueEntry* queue_entry(int32_t w, int32_t p) { return recs_[w].data() + pos_in(w, p); }
   int32_t att_task(int64_t a) const { return res_.att_task[a]; }
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }
@@ -228,6 +237,9 @@ class Sim {
   void drop_entry(int32_t w, QueueEntry* e);
   // Moves a probe from worker `from`'s queue to the tail of worker `to`'s queue.
   void move_probe(int32_t from, int32_t to, int32_t p);
+  // The same for the probe of entry e of from's queue array (a live entry in [queue_begin,
+  // queue_end)); if to != from, from's array stays valid (the entry becomes a hole).
+  void move_entry(int32_t from, int32_t to, QueueEntry* e);
   // Serves worker w's queue if its slot is free (after a scheduler added probes to it).
   void kick(int32_t w) { serve(w); }
   // Suspends the long task running on w (it must have started executing): the slot stays busy
@@ -270,16 +282,22 @@ class Sim {
   // time of the next window to queue
   double idle_windows(double next);
   [[noreturn]] void throw_never_finish() const;
-  // Cache prefetches of worker w's record, queue header and own probe slots; of its queue array.
+  // Cache prefetches of worker w's record (its state, queue header, own probes and short queue);
+  // of its queue array when on the heap.
   void prefetch_worker(int32_t w) const {
-    __builtin_prefetch(&workers_[w]);
-    __builtin_prefetch(&queues_[w]);
-    __builtin_prefetch(reinterpret_cast<const char*>(&queues_[w]) + 64);
-    __builtin_prefetch(&pool_[static_cast<size_t>(w) * kOwnProbes]);
+    __builtin_prefetch(&recs_[w]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&recs_[w]) + 64);
+  }
+  // What a launch of task t reads of the per-task columns: its state, duration and job.
+  void prefetch_task(size_t t) const {
+    if (t >= wl_.n_tasks()) return;
+    __builtin_prefetch(task_sc_.data() + 2 * t);
+    if (work_) __builtin_prefetch(work_ + t);
+    __builtin_prefetch(wl_.task_job.data() + t);
   }
   void prefetch_queue(int32_t w) const {
-    const QueueArray& qa = queues_[w];
-    if (qa.on_heap()) {
+    const Rec& qa = recs_[w];
+    if (qa.on_heap) {
       __builtin_prefetch(qa.heap + qa.first);
       __builtin_prefetch(qa.heap + qa.n);
     }
@@ -287,7 +305,6 @@ class Sim {
   int32_t alloc_probe(int32_t w);
   void free_probe(int32_t p);
   void append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc = 0.0);
-  void unlink(int32_t w, int32_t p) { unlink_at(w, pool_[p].pos, (pool_[p].flags & kProbeLong) != 0); }
   void unlink_at(int32_t w, int32_t pos, bool is_long);
   int64_t new_attempt(int32_t task, int32_t w, double start, double finish, bool clone);
 
@@ -304,98 +321,109 @@ class Sim {
 
   int32_t first_general_ = 0;
   std::vector<int32_t> worker_node_, worker_slot_, node_first_worker_;
-  std::vector<WorkerState> workers_;
+  int32_t n_workers_ = 0;
   // has_long_work per worker, kept apart from the worker records: Eagle's probing reads it for
   // every probe, on random workers (one byte each instead of a record's cache line)
   std::vector<uint8_t> long_work_;
   std::vector<LongRun> long_run_;  // long_run(w): written where exec_long changes
-  void refresh_long_work(int32_t w) {
-    const WorkerState& s = workers_[w];
-    long_work_[w] = s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
-  }
-  // Probes: each worker owns kOwnProbes slots side by side at the start of the pool, in one
-  // aligned cache line (the probes it receives take them first, so a short queue's probes are
-  // one line, fetched with the worker's record); the rest of the pool is shared, with a free list.
-  static constexpr int32_t kOwnProbes = 4;
-  class ProbePool {
-   public:
-    Probe& operator[](size_t i) { return lines_[i / kOwnProbes].p[i % kOwnProbes]; }
-    const Probe& operator[](size_t i) const { return lines_[i / kOwnProbes].p[i % kOwnProbes]; }
-    size_t size() const { return n_; }
-    void reserve(size_t n) { lines_.reserve((n + kOwnProbes - 1) / kOwnProbes); }
-    void resize(size_t n) {
-      lines_.resize((n + kOwnProbes - 1) / kOwnProbes);
-      n_ = n;
-    }
-    void push_back(const Probe& x) {
-      if (n_ == lines_.size() * kOwnProbes) lines_.emplace_back();
-      (*this)[n_++] = x;
-    }
-
-   private:
-    struct alignas(64) Line {
-      Probe p[kOwnProbes];
-    };
-    static_assert(sizeof(Line) == 64, "a worker's own probe slots are one cache line");
-    std::vector<Line> lines_;
-    size_t n_ = 0;
-  };
-  ProbePool pool_;
-  std::vector<uint8_t> own_free_;  // per worker: bit i set = its slot i is free
-  // A worker's queue array: up to kInline entries inside the record itself, with the header (a
-  // short queue, the usual one, is one aligned pair of cache lines), longer queues on the heap.
-  // A queue that empties goes back to the record (its heap block is kept for the next long
-  // spell), and a full record is compacted before the queue moves out to the heap.
-  struct alignas(128) QueueArray {
-    static constexpr int32_t kInline = 6;
+  // Probes: each worker owns kOwnProbes ids (w x kOwnProbes + i), free or not as its record says
+  // (such a probe is found by its id in the queue it is in: the engine itself reaches probes
+  // through their entries); the ids above are shared, their worker and position in shared_
+  // (with a free list). A worker's queue takes a shared id only once it holds more probes than
+  // it owns: an arrival writes the worker's record only, not a record elsewhere.
+  static constexpr int32_t kOwnProbes = 32;
+  static constexpr uint32_t kNoAttempt = 0xFFFFFFFFu;
+  // A worker's record, one aligned pair of cache lines: its state, its queue array's header, which
+  // of its own probe ids are free and up to kInline queue entries. A short queue (the usual one) is all there; longer
+  // queues move to the heap. A queue that empties goes back to the record (its heap block is kept
+  // for the next long spell), and a full record is compacted before the queue moves out. Probes
+  // go to random workers: one record is all that a probe's arrival or a task's end fetches of its
+  // worker (the queue, the state and the probe's own slot were three arrays before).
+  struct alignas(128) Rec {
+    static constexpr int32_t kInline = 5;
     QueueEntry* heap = nullptr;  // the heap block (kept while the entries are inline again)
-    int32_t n = 0, cap = kInline;  // cap == kInline: the entries are in inline_
-    int32_t first = 0;  // entries before it are holes
-    int32_t holes = 0;
+    int32_t n = 0;               // entries (holes included)
+    int32_t first = 0;           // entries before it are holes
+    int32_t holes = 0;           // holes in [first, n)
     int32_t heap_cap = 0;
+    int32_t qlong = 0;           // long probes queued
+    int32_t suspended_task = -1; // a long task suspended on this worker
+    uint32_t attempt = kNoAttempt;  // attempt running (or being set up) on the slot
+    uint32_t own_free = ~0u;     // bit i set = own probe i is free
+    uint8_t busy = 0, exec_long = 0, resume_due = 0;
+    uint8_t on_heap = 0;         // the entries are in the heap block
     QueueEntry inline_[kInline];
-    bool on_heap() const { return cap != kInline; }
-    QueueEntry* data() { return on_heap() ? heap : inline_; }
-    const QueueEntry* data() const { return on_heap() ? heap : inline_; }
+    int32_t qlen() const { return n - first - holes; }
+    int32_t cap() const { return on_heap ? heap_cap : kInline; }
+    QueueEntry* data() { return on_heap ? heap : inline_; }
+    const QueueEntry* data() const { return on_heap ? heap : inline_; }
     size_t size() const { return static_cast<size_t>(n); }
     QueueEntry& operator[](size_t i) { return data()[i]; }
     void clear() {
-      n = 0;
-      cap = kInline;
+      n = first = holes = 0;
+      on_heap = 0;
     }
     void shrink(size_t k) { n = static_cast<int32_t>(k); }
     void push_back(const QueueEntry& x) {
-      if (n == cap) grow();
+      if (n == cap()) grow();
       data()[n++] = x;
     }
     void grow() {
-      if (!on_heap() && heap_cap >= 2 * kInline) {
+      if (!on_heap && heap_cap >= 2 * kInline) {
         std::copy(inline_, inline_ + n, heap);
-        cap = heap_cap;
+        on_heap = 1;
         return;
       }
-      const int32_t c = on_heap() ? 2 * cap : std::max(2 * kInline, heap_cap);
+      const int32_t c = on_heap ? 2 * heap_cap : std::max(2 * kInline, heap_cap);
       QueueEntry* h = new QueueEntry[static_cast<size_t>(c)];
       std::copy(data(), data() + n, h);
       delete[] heap;
       heap = h;
-      heap_cap = cap = c;
+      heap_cap = c;
+      on_heap = 1;
     }
-    QueueArray() = default;
-    QueueArray(QueueArray&& o) noexcept
-        : heap(o.heap), n(o.n), cap(o.cap), first(o.first), holes(o.holes), heap_cap(o.heap_cap) {
-      std::copy(o.inline_, o.inline_ + kInline, inline_);
-      o.heap = nullptr;
-      o.heap_cap = 0;
-      o.cap = kInline;
-    }
-    QueueArray(const QueueArray&) = delete;
-    QueueArray& operator=(const QueueArray&) = delete;
-    ~QueueArray() { delete[] heap; }
+    Rec() = default;
+    Rec(const Rec&) = delete;
+    Rec& operator=(const Rec&) = delete;
+    ~Rec() { delete[] heap; }
   };
-  static_assert(sizeof(QueueArray) == 128, "a queue array's record is two cache lines");
-  std::vector<QueueArray> queues_;
+  static_assert(sizeof(Rec) == 128, "a worker's record is two cache lines");
+  // A shared probe's worker and position (its job and flags are its entry's).
+  struct SharedProbe {
+    int32_t w, pos;
+  };
+  std::unique_ptr<Rec[]> recs_;
+  void refresh_long_work(int32_t w) {
+    const Rec& s = recs_[w];
+    long_work_[w] = s.exec_long || s.qlong > 0 || s.suspended_task >= 0;
+  }
+  std::vector<SharedProbe> shared_;  // probes [n_workers x kOwnProbes, ...)
   std::vector<int32_t> free_probes_;
+  // the worker a worker's own probe is queued at if another (moved there), else -1; allocated on
+  // the first move
+  std::vector<int32_t> moved_to_;
+  int32_t worker_of(int32_t p) const {
+    if (!own(p)) return shared(p).w;
+    return !moved_to_.empty() && moved_to_[p] >= 0 ? moved_to_[p] : p / kOwnProbes;
+  }
+  // the probe that just arrived or was just picked, and its flags (probe_flags)
+  int32_t hint_probe_ = -1;
+  uint8_t hint_flags_ = 0;
+  bool own(int32_t p) const { return p < n_workers_ * kOwnProbes; }
+  const SharedProbe& shared(int32_t p) const { return shared_[static_cast<size_t>(p - n_workers_ * kOwnProbes)]; }
+  SharedProbe& shared(int32_t p) { return shared_[static_cast<size_t>(p - n_workers_ * kOwnProbes)]; }
+  // The position of probe p in worker w's queue array, -1 if it is not queued there.
+  int32_t pos_in(int32_t w, int32_t p) const {
+    const Rec& q = recs_[w];
+    if (!own(p)) {
+      const SharedProbe& r = shared(p);
+      return r.w == w && r.pos >= q.first && r.pos < q.n && q.data()[r.pos].live() && q.data()[r.pos].probe() == p ? r.pos
+                                                                                                                  : -1;
+    }
+    for (int32_t i = q.first; i < q.n; ++i)
+      if (q.data()[i].live() && q.data()[i].probe() == p) return i;
+    return -1;
+  }
   struct Suspension {
     double remaining = 0;     // work left of the suspended task
     double resume_delay = 0;
@@ -426,6 +454,7 @@ class Sim {
     }
     uint8_t& operator[](size_t i) { return p_.get()[i]; }
     uint8_t operator[](size_t i) const { return p_.get()[i]; }
+    const uint8_t* data() const { return p_.get(); }
 
    private:
     struct Free {

@@ -198,6 +198,9 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   }
   const int32_t W = static_cast<int32_t>(worker_node_.size());
   if (W == 0) throw std::invalid_argument("cluster: the worker engine needs at least one slot ('slots' per node), got none");
+  if (W > (1 << 28) / kOwnProbes / 2)
+    throw std::invalid_argument("cluster: the worker engine runs at most " + std::to_string((1 << 28) / kOwnProbes / 2) +
+                                " slots, got " + std::to_string(W));
   if (wl_.has_dependencies())
     throw std::invalid_argument("workload field 'parents': the worker engine does not run jobs with dependencies "
                                 "(DAGs of jobs); use the mapreduce engine");
@@ -207,11 +210,11 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
                                   " is a reduce task");
   const int32_t n_general = static_cast<int32_t>(std::floor(W * (1.0 - opt_.short_partition) + 1e-9));
   first_general_ = W - std::max(n_general, 0);
-  workers_.assign(W, WorkerState{});
+  n_workers_ = W;
+  recs_.reset(new Rec[static_cast<size_t>(W)]);
   long_work_.assign(W, 0);
   long_run_.assign(W, LongRun{0.0, -1.0});
   susp_.assign(W, Suspension{});
-  queues_.resize(W);
 
   const size_t nj = wl_.n_jobs(), nt = wl_.n_tasks();
   submit_ = wl_.submit_time;
@@ -251,95 +254,118 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   res_.att_locality.reserve(reserve);
   res_.att_slot.reserve(reserve);
   res_.att_speculative.reserve(reserve);
-  pool_.reserve(static_cast<size_t>(W) * kOwnProbes + (1 << 16));
-  pool_.resize(static_cast<size_t>(W) * kOwnProbes);
-  own_free_.assign(W, static_cast<uint8_t>((1u << kOwnProbes) - 1));
+  shared_.reserve(1 << 16);
+}
+
+Probe Sim::probe(int32_t p) const {
+  if (p < 0 || (!own(p) && static_cast<size_t>(p - n_workers_ * kOwnProbes) >= shared_.size())) return Probe{-1, -1, 0};
+  // its job and flags are its entry's, at the worker it is queued at
+  const int32_t w = worker_of(p);
+  const Rec& q = recs_[w];
+  const int32_t pos = pos_in(w, p);
+  if (pos < 0 || pos >= q.n || !q.data()[pos].live() || q.data()[pos].probe() != p) return Probe{-1, -1, 0};
+  return Probe{q.data()[pos].job, pos, q.data()[pos].flags()};
 }
 
 int32_t Sim::alloc_probe(int32_t w) {
   int32_t p;
-  if (own_free_[w]) {
-    const int32_t i = __builtin_ctz(own_free_[w]);
-    own_free_[w] &= static_cast<uint8_t>(~(1u << i));
+  Rec& r = recs_[w];
+  if (r.own_free) {
+    const int32_t i = __builtin_ctz(r.own_free);
+    r.own_free &= ~(1u << i);
     p = w * kOwnProbes + i;
   } else if (!free_probes_.empty()) {
     p = free_probes_.back();
     free_probes_.pop_back();
   } else {
-    p = static_cast<int32_t>(pool_.size());
-    pool_.push_back(Probe{});
+    p = static_cast<int32_t>(static_cast<size_t>(n_workers_) * kOwnProbes + shared_.size());
+    shared_.push_back(SharedProbe{-1, -1});
   }
-  if (p >= (1 << 30)) throw std::length_error("worker engine: more than 2^30 probes queued at once");
+  if (p >= (1 << 28)) throw std::length_error("worker engine: more than 2^28 probes queued at once");
   return p;
 }
 
 void Sim::free_probe(int32_t p) {
-  if (p < static_cast<int32_t>(own_free_.size()) * kOwnProbes)
-    own_free_[p / kOwnProbes] |= static_cast<uint8_t>(1u << (p % kOwnProbes));
+  if (own(p))
+    recs_[p / kOwnProbes].own_free |= 1u << (p % kOwnProbes);
   else
     free_probes_.push_back(p);
 }
 
 void Sim::append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc) {
-  WorkerState& s = workers_[w];
-  QueueArray& qa = queues_[w];
-  if (s.qlen == 0) {
+  Rec& qa = recs_[w];
+  if (qa.qlen() == 0) {
     qa.clear();
-    qa.first = qa.holes = 0;
-  } else if ((qa.holes > 8 && 2 * qa.holes > static_cast<int32_t>(qa.size())) ||
-             (qa.n == QueueArray::kInline && !qa.on_heap() && qa.first + qa.holes > 0)) {
+  } else if ((qa.holes > 8 && 2 * qa.holes > qa.n) || (qa.n == Rec::kInline && !qa.on_heap && qa.first + qa.holes > 0)) {
     size_t k = 0;  // compaction: the probes move to the front, in order
     for (size_t i = qa.first; i < qa.size(); ++i)
       if (qa[i].live()) {
-        pool_[qa[i].probe()].pos = static_cast<int32_t>(k);
+        if (!own(qa[i].probe())) shared(qa[i].probe()).pos = static_cast<int32_t>(k);
         qa[k++] = qa[i];
       }
     qa.shrink(k);
     qa.first = qa.holes = 0;
   }
-  // the probe's record is written whole, never read here: a read right after a write to a line
-  // not yet in cache would wait for it
-  pool_[p] = Probe{job, static_cast<int32_t>(qa.size()), flags};
-  qa.push_back(QueueEntry{p * 2 + ((flags & kProbeLong) ? 1 : 0), job, acc});
-  s.qlen++;
+  // where the probe is: an own probe in its worker's queue unless it was moved here, a shared
+  // probe's worker and position in its record (its job and flags are its entry's)
+  const int32_t pos = qa.n;
+  if (own(p)) {
+    if (p / kOwnProbes != w) {
+      if (moved_to_.empty()) moved_to_.assign(static_cast<size_t>(n_workers_) * kOwnProbes, -1);
+      moved_to_[p] = w;
+    } else if (!moved_to_.empty()) {
+      moved_to_[p] = -1;
+    }
+  } else {
+    shared(p) = SharedProbe{w, pos};
+  }
+  qa.push_back(QueueEntry{p * 8 + flags, job, acc});
+  hint_probe_ = p;
+  hint_flags_ = flags;
   if (flags & kProbeLong) {
-    s.qlong++;
+    qa.qlong++;
     long_work_[w] = 1;
   }
 }
 
 void Sim::unlink_at(int32_t w, int32_t pos, bool is_long) {
-  WorkerState& s = workers_[w];
-  QueueArray& qa = queues_[w];
-  qa[pos].ref = -1;
+  Rec& qa = recs_[w];
+  QueueEntry* const d = qa.data();
+  d[pos].ref = -1;
   ++qa.holes;
-  while (qa.first < static_cast<int32_t>(qa.size()) && !qa[qa.first].live()) {
+  while (qa.first < qa.n && !d[qa.first].live()) {
     ++qa.first;
     --qa.holes;
   }
-  s.qlen--;
   if (is_long) {
-    s.qlong--;
+    qa.qlong--;
     refresh_long_work(w);
   }
 }
 
 void Sim::drop_probe(int32_t w, int32_t p) {
-  unlink(w, p);
+  const int32_t pos = pos_in(w, p);
+  if (pos < 0) throw std::logic_error("worker engine: drop_probe: probe " + std::to_string(p) + " is not queued at worker " + std::to_string(w));
+  unlink_at(w, pos, recs_[w].data()[pos].is_long());
   free_probe(p);
 }
 
 void Sim::drop_entry(int32_t w, QueueEntry* e) {
   const int32_t p = e->probe();
-  unlink_at(w, static_cast<int32_t>(e - queues_[w].data()), e->is_long());
+  unlink_at(w, static_cast<int32_t>(e - recs_[w].data()), e->is_long());
   free_probe(p);
 }
 
 void Sim::move_probe(int32_t from, int32_t to, int32_t p) {
-  const double acc = queues_[from][pool_[p].pos].acc;
-  unlink(from, p);
-  const Probe pr = pool_[p];
-  append(to, p, pr.job, static_cast<uint8_t>(pr.flags | kProbeStolen), acc);
+  const int32_t pos = pos_in(from, p);
+  if (pos < 0) throw std::logic_error("worker engine: move_probe: probe " + std::to_string(p) + " is not queued at worker " + std::to_string(from));
+  move_entry(from, to, recs_[from].data() + pos);
+}
+
+void Sim::move_entry(int32_t from, int32_t to, QueueEntry* e) {
+  const QueueEntry x = *e;
+  unlink_at(from, static_cast<int32_t>(e - recs_[from].data()), x.is_long());
+  append(to, x.probe(), x.job, static_cast<uint8_t>(x.flags() | kProbeStolen), x.acc);
 }
 
 void Sim::send_probes(int32_t job, const int32_t* targets, size_t n, double delay) {
@@ -387,7 +413,7 @@ int32_t Sim::next_task(int32_t job) const {
 }
 
 void Sim::set_busy(int32_t w, bool busy) {
-  WorkerState& s = workers_[w];
+  Rec& s = recs_[w];
   if (s.busy == busy) return;
   const double dt = now_ - busy_mark_;
   busy_int_short_ += dt * double(busy_short_);
@@ -396,13 +422,12 @@ void Sim::set_busy(int32_t w, bool busy) {
   const int64_t delta = busy ? 1 : -1;
   if (w < first_general_) busy_short_ += delta; else busy_general_ += delta;
   s.busy = busy ? 1 : 0;
-  if (busy) s.busy_since = now_;
 }
 
 int64_t Sim::new_attempt(int32_t task, int32_t w, double start, double finish, bool clone) {
   const int64_t a = static_cast<int64_t>(res_.att_task.size());
   // a task end event carries the attempt's id in 32 bits (and its task in the other 32)
-  if (a > int64_t(0xFFFFFFFFu)) throw std::length_error("worker engine: more than 2^32 attempts");
+  if (a >= int64_t(kNoAttempt)) throw std::length_error("worker engine: more than 2^32 - 1 attempts");
   res_.att_task.push_back(task);
   res_.att_node.push_back(worker_node_[w]);
   res_.att_start.push_back(start);
@@ -415,18 +440,19 @@ int64_t Sim::new_attempt(int32_t task, int32_t w, double start, double finish, b
 }
 
 void Sim::serve(int32_t w) {
-  WorkerState& s = workers_[w];
+  Rec& s = recs_[w];
   if (s.busy) return;
   const bool short_only = s.suspended_task >= 0;
   if (short_only && s.resume_due) { resume(w); return; }
-  const QueueEntry* const e = s.qlen ? sched_.pick_entry(*this, w, short_only) : nullptr;
+  const QueueEntry* const e = s.qlen() ? sched_.pick_entry(*this, w, short_only) : nullptr;
   if (!e) {
     if (short_only) resume(w);  // no short probe left: the suspended task resumes at once
     return;
   }
   const int32_t p = e->probe(), job = e->job;
-  const int32_t pos = static_cast<int32_t>(e - queues_[w].data());  // (the drop below goes through it)
-  __builtin_prefetch(&pool_[p]);  // read by keep_probe
+  hint_probe_ = p;
+  hint_flags_ = e->flags();
+  const int32_t pos = static_cast<int32_t>(e - recs_[w].data());  // (the drop below goes through it)
   set_busy(w, true);
   s.exec_long = job_long_[job];
   refresh_long_work(w);
@@ -445,7 +471,7 @@ void Sim::serve(int32_t w) {
 }
 
 void Sim::drop_picked(int32_t w, int32_t pos, int32_t p) {
-  QueueArray& qa = queues_[w];
+  Rec& qa = recs_[w];
   if (static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p)
     drop_entry(w, &qa[pos]);
   else
@@ -453,17 +479,20 @@ void Sim::drop_picked(int32_t w, int32_t pos, int32_t p) {
 }
 
 void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
-  WorkerState& s = workers_[w];
+  Rec& s = recs_[w];
   const int32_t job = wl_.task_job[task];
   const double t0 = now_ + 2.0 * opt_.network_delay;
   const double d = sched_.task_duration(*this, w, task, clone);
   const int64_t a = new_attempt(task, w, t0, d + t0, clone);
-  s.attempt = a;
+  s.attempt = static_cast<uint32_t>(a);
   ++launches_;
   if (task_copies_at(task) < 255) task_copies_at(task)++;
   if (clone) {
     ++clones_;
   } else {
+    // the job's next task (what its next launch reads, the default order): its lines of the
+    // task columns, first read long after the trace was built, are fetched from now on
+    prefetch_task(task + 1);
     if (task_state_at(task) != kTaskUnlaunched) throw std::logic_error("launch: task " + std::to_string(task) + " launched twice");
     task_state_at(task) = kTaskRunning;
     job_launched_[job]++;
@@ -476,7 +505,11 @@ void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
   if (!(p >= 0 && sched_.keep_probe(*this, w, p))) {
     if (p >= 0) drop_picked(w, pos, p);
   } else {
-    pool_[p].flags |= kProbeSticky;
+    Rec& qa = recs_[w];
+    QueueEntry* e = static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p ? &qa[pos]
+                                                                                                      : queue_entry(w, p);
+    e->ref |= kProbeSticky;
+    if (hint_probe_ == p) hint_flags_ |= kProbeSticky;
   }
   push_task_end(d + t0, w, a, task);
   if (!clone && sched_.tracks_remaining())
@@ -485,8 +518,8 @@ void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
 }
 
 bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume_delay) {
-  WorkerState& s = workers_[w];
-  if (s.attempt < 0 || !s.exec_long || s.suspended_task >= 0) return false;
+  Rec& s = recs_[w];
+  if (s.attempt == kNoAttempt || !s.exec_long || s.suspended_task >= 0) return false;
   const int64_t a = s.attempt;
   if (res_.att_status[a] != kRunning || res_.att_start[a] > now_) return false;
   const int32_t task = res_.att_task[a];
@@ -498,7 +531,7 @@ bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume
   att_extra("suspended")[a] = 1.0;
   task_state_at(task) = kTaskSuspended;
   if (task_susp_[task] < 255) task_susp_[task]++;
-  s.attempt = -1;
+  s.attempt = kNoAttempt;
   s.suspended_task = task;
   long_work_[w] = 1;
   s.resume_due = 0;
@@ -512,7 +545,7 @@ bool Sim::suspend(int32_t w, double suspend_delay, double timeout, double resume
 }
 
 void Sim::resume(int32_t w) {
-  WorkerState& s = workers_[w];
+  Rec& s = recs_[w];
   const int32_t task = s.suspended_task;
   const int32_t job = wl_.task_job[task];
   set_busy(w, true);
@@ -523,7 +556,7 @@ void Sim::resume(int32_t w) {
   const double t0 = now_ + u.resume_delay;
   const int64_t a = new_attempt(task, w, t0, u.remaining + t0, false);
   att_extra("resumed")[a] = 1.0;
-  s.attempt = a;
+  s.attempt = static_cast<uint32_t>(a);
   s.suspended_task = -1;
   refresh_long_work(w);
   s.resume_due = 0;
@@ -534,13 +567,13 @@ void Sim::resume(int32_t w) {
 }
 
 void Sim::free_slot(int32_t w) {
-  WorkerState& s = workers_[w];
+  Rec& s = recs_[w];
   set_busy(w, false);
   if (s.exec_long) long_run_[w].est = -1.0;
   s.exec_long = 0;
   refresh_long_work(w);
   serve(w);
-  if (!s.busy && s.qlen == 0 && s.suspended_task < 0) sched_.on_idle(*this, w);
+  if (!s.busy && s.qlen() == 0 && s.suspended_task < 0) sched_.on_idle(*this, w);
 }
 
 void Sim::push_task_end(double at, int32_t w, int64_t a, int32_t task) {
@@ -549,7 +582,10 @@ void Sim::push_task_end(double at, int32_t w, int64_t a, int32_t task) {
 }
 
 void Sim::task_end(int32_t w, int64_t a, int32_t task) {
-  if (res_.att_status[a] != kRunning || res_.att_finish[a] != now_) return;  // suspended or stopped meanwhile
+  // Suspended or stopped meanwhile: the attempt is no longer the one on its worker (a suspension
+  // or a stop clears it, and attempt ids are never reused). The worker's record is read anyway;
+  // the attempt's status and finish columns, written when it launched long ago, are not.
+  if (recs_[w].attempt != static_cast<uint32_t>(a)) return;
   const int32_t job = wl_.task_job[task];
   const bool first = task_state_at(task) != kTaskDone;
   res_.att_status[a] = first ? kSucceeded : kKilled;
@@ -562,18 +598,20 @@ void Sim::task_end(int32_t w, int64_t a, int32_t task) {
   } else {
     att_extra("redundant")[a] = 1.0;
   }
-  workers_[w].attempt = -1;
+  recs_[w].attempt = kNoAttempt;
   sched_.on_task_end(*this, w, a, first);
   free_slot(w);
 }
 
 bool Sim::stop_attempt(int32_t w, int64_t a) {
-  WorkerState& s = workers_[w];
+  Rec& s = recs_[w];
   // an attempt still in its request round trip has not started executing: not stoppable
-  if (s.attempt != a || res_.att_status[a] != kRunning || res_.att_start[a] > now_) return false;
-  res_.att_finish[a] = now_;  // its pending task end is now stale (task_end checks the finish time)
+  if (s.attempt == kNoAttempt || static_cast<int64_t>(s.attempt) != a || res_.att_status[a] != kRunning ||
+      res_.att_start[a] > now_)
+    return false;
+  res_.att_finish[a] = now_;  // its pending task end is now stale (the worker no longer runs the attempt)
   res_.att_status[a] = kKilled;
-  s.attempt = -1;
+  s.attempt = kNoAttempt;
   free_slot(w);
   return true;
 }
@@ -693,13 +731,12 @@ bool Sim::loop() {
       uint64_t y;
       if (q_.heap_front_is(kTaskEnd, x, y)) {
         prefetch_worker(static_cast<int32_t>(x));
+        __builtin_prefetch(&long_run_[x]);  // read if the task is long
         // the queue record is read only if it was fetched an event ago (else the read would wait)
         if (static_cast<int32_t>(x) == ahead) prefetch_queue(static_cast<int32_t>(x));
-        // the attempt's columns and its task's state and job (the event carries the task)
+        // the attempt's status (written) and its task's state and job (the event carries the task)
         const uint64_t a = y & 0xFFFFFFFFu, t = y >> 32;
-        __builtin_prefetch(res_.att_status.data() + a);
-        __builtin_prefetch(res_.att_finish.data() + a);
-        __builtin_prefetch(res_.att_task.data() + a);
+        __builtin_prefetch(res_.att_status.data() + a, 1);
         __builtin_prefetch(&task_state_at(t));
         __builtin_prefetch(wl_.task_job.data() + t);
       } else if (q_.heap_front_is(kProbeBatch, x, y)) {
@@ -721,6 +758,7 @@ bool Sim::loop() {
       case kArrival: {
         const int32_t j = static_cast<int32_t>(next_job_++);
         if (next_job_ < nj) q_.push_ordered(submit_[next_job_], kRankArrival, kArrival);
+        prefetch_task(static_cast<size_t>(wl_.task_begin[j]));  // launched once its probes arrive
         sched_.on_job_arrival(*this, j);
         break;
       }
@@ -750,7 +788,7 @@ bool Sim::loop() {
       }
       case kResumeDue: {
         const int32_t w = static_cast<int32_t>(e.a);
-        WorkerState& s = workers_[w];
+        Rec& s = recs_[w];
         if (susp_[w].gen != e.b || s.suspended_task < 0) break;
         s.resume_due = 1;
         if (!s.busy) resume(w);

@@ -303,9 +303,8 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
 
 void HybridScheduler::on_probe_arrival(Sim& sim, int32_t w, int32_t p) {
   if (!cfg_.sss) return;
-  // the probe is the queue's last entry, just written (its own record may not be in cache yet)
-  const QueueEntry& e = sim.queue_end(w)[-1];
-  if (e.probe() == p ? e.is_long() : (sim.probe(p).flags & kProbeLong) != 0) {
+  // the probe's flags, at hand (not read from its entry, written an instant before)
+  if (sim.probe_flags(p) & kProbeLong) {
     // the worker's copy of the centralized scheduler's bitmap (shared while the bitmap is unchanged)
     if (current_copy_ < 0) {
       if (free_copies_.empty()) {
@@ -327,10 +326,14 @@ void HybridScheduler::on_probe_arrival(Sim& sim, int32_t w, int32_t p) {
 
 void HybridScheduler::on_task_end(Sim& sim, int32_t w, int64_t a, bool first) {
   if (!cfg_.central_long || !first) return;
-  const int32_t job = sim.workload().task_job[sim.att_task(a)];
-  if (!sim.is_long(job)) return;
-  qlen_[w] -= sim.est(job);
-  if (qlen_[w] <= 1e-9 * std::max(1.0, sim.est(job))) {
+  // Whether the attempt's job is long, and its estimate, from the worker's record and its long
+  // run (the slot was taken for the attempt's probe, whose job the task is of), not through the
+  // attempt's task and job columns, written long ago.
+  (void)a;
+  if (!sim.worker(w).exec_long) return;
+  const double est = sim.long_run(w).est;
+  qlen_[w] -= est;
+  if (qlen_[w] <= 1e-9 * std::max(1.0, est)) {
     qlen_[w] = 0;
     clear_bit(bitmap_, w);
     bitmap_changed();
@@ -375,7 +378,6 @@ QueueEntry* HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
     if (rem < best_rem && e <= min_slack) {
       best = q;
       best_rem = rem;
-      sim.prefetch_probe(q->probe());  // the winner's record is read soon after the pick
     }
     if (!is_long) min_slack = std::min(min_slack, cap * e - q->acc);
     // Nothing further can win: no estimate fits a negative slack, and no remaining time is
@@ -393,9 +395,9 @@ QueueEntry* HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
 }
 
 bool HybridScheduler::keep_probe(Sim& sim, int32_t, int32_t p) {
-  const Probe& pr = sim.probe(p);
-  if (!cfg_.sbp || (pr.flags & kProbeLong)) return false;
-  if (pr.flags & kProbeSticky) ++sticky_;
+  const uint8_t flags = sim.probe_flags(p);
+  if (!cfg_.sbp || (flags & kProbeLong)) return false;
+  if (flags & kProbeSticky) ++sticky_;
   return true;
 }
 
@@ -422,7 +424,7 @@ void HybridScheduler::on_idle(Sim& sim, int32_t w) {
       for (QueueEntry *e = sim.queue_begin(v), *end = sim.queue_end(v); e != end && taken < k; ++e) {
         if (!e->live() || e->is_long()) continue;
         if (static_cast<int64_t>(sim.rng().below(shorts - seen)) < k - taken) {
-          sim.move_probe(v, w, e->probe());
+          sim.move_entry(v, w, e);
           ++taken;
         }
         ++seen;
@@ -442,7 +444,7 @@ void HybridScheduler::on_idle(Sim& sim, int32_t w) {
     for (; e != end && taken < cfg_.steal_limit; ++e) {
       if (!e->live()) continue;
       if (e->is_long()) break;
-      sim.move_probe(v, w, e->probe());
+      sim.move_entry(v, w, e);
       ++taken;
     }
     if (taken > 0) {
