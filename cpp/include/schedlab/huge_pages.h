@@ -6,8 +6,13 @@
 // several times more CPU with the advice than in 4 KB pages (bench/bench_first_touch.cpp measures
 // both; docs/performance.md).
 #pragma once
+#include <atomic>
+#include <condition_variable>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -42,5 +47,73 @@ inline void populate_memory(const void* data, size_t bytes) {
   (void)bytes;
 #endif
 }
+
+// Faults in an array's reserved room on a thread of its own, a bounded distance ahead of the
+// writer, so that the kernel's zeroing of fresh pages runs on the machine's other core instead of
+// stalling the simulation. The thread touches no data: it only asks the kernel to fault pages in
+// (contents and results are those of a run without it). The room is [base, base + bytes); the
+// writer reports how far it has written with advance(); the thread stays at most `ahead` bytes
+// past that, so a run that stops early (a time limit) faults in little it never writes.
+class PagePopulator {
+ public:
+  PagePopulator() = default;
+  PagePopulator(const PagePopulator&) = delete;
+  PagePopulator& operator=(const PagePopulator&) = delete;
+  ~PagePopulator() { stop(); }
+
+  void start(const void* base, size_t bytes, size_t block, size_t ahead) {
+    stop();
+    base_ = static_cast<const char*>(base);
+    bytes_ = bytes;
+    block_ = block;
+    ahead_ = ahead;
+    written_.store(0, std::memory_order_relaxed);
+    stop_ = false;
+    thread_ = std::thread([this] { work(); });
+  }
+  bool running() const { return thread_.joinable(); }
+  // The writer has written the first `bytes` of the room.
+  void advance(size_t bytes) {
+    if (!running()) return;
+    written_.store(bytes, std::memory_order_relaxed);
+    cv_.notify_one();
+  }
+  // Ends the thread (before the room moves or is freed, and at the end of the run).
+  void stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  void work() {
+    size_t done = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_ && done < bytes_) {
+      const size_t target = std::min(bytes_, written_.load(std::memory_order_relaxed) + ahead_);
+      if (done >= target) {
+        cv_.wait(lock, [&] { return stop_ || written_.load(std::memory_order_relaxed) + ahead_ > done; });
+        continue;
+      }
+      const size_t n = std::min(block_, target - done);
+      lock.unlock();
+      populate_memory(base_ + done, n);
+      done += n;
+      lock.lock();
+    }
+  }
+
+  const char* base_ = nullptr;
+  size_t bytes_ = 0, block_ = 0, ahead_ = 0;
+  std::atomic<size_t> written_{0};
+  bool stop_ = false;  // (guarded by mutex_)
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
 
 }  // namespace schedlab

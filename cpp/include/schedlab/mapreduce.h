@@ -33,6 +33,7 @@
 
 #include "schedlab/cluster.h"
 #include "schedlab/event_queue.h"
+#include "schedlab/huge_pages.h"
 #include "schedlab/params.h"
 #include "schedlab/random.h"
 #include "schedlab/registry.h"
@@ -523,6 +524,9 @@ class Sim {
   static_assert(sizeof(TaskRun) == 12);
   std::vector<TaskRun> task_rt_;
   std::vector<Attempt> attempts_;
+  // faults in the records' reserved room ahead of the launches on another thread, on large runs
+  // (declared after attempts_: stopped before the room is freed)
+  PagePopulator attempt_pages_;
   // Apart from the records: the reduce attempts' copy ends (see copy_end()), in launch order with
   // their attempt ids (maps have none: NaN), found by binary search; or, where copy ends are read
   // often (a speculator or faults: progress and re-timing), one per attempt (dense_copy_end_).

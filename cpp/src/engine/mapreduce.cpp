@@ -30,6 +30,15 @@
 
 namespace schedlab::mr {
 
+// attempt records per 2 MB: populated ahead of the launches that write them, converted into the
+// result's columns and released by blocks of this size at the end
+constexpr size_t kRecordBlock = size_t(1) << 15;
+// runs whose records' room reaches this size populate it on a thread of their own, this many
+// blocks ahead of the launches
+constexpr size_t kBackgroundPopulateBytes = size_t(64) << 20;
+constexpr size_t kPopulateAhead = 16;
+
+
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -305,6 +314,9 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   task_rt_.reserve(nt);
   for (size_t t = 0; t < nt; ++t) task_rt_.push_back({-1, wl_.task_job[t], 0, wl_.task_stage[t], 0});
   attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
+  if (attempts_.capacity() * sizeof(Attempt) >= kBackgroundPopulateBytes)
+    attempt_pages_.start(attempts_.data(), attempts_.capacity() * sizeof(Attempt), kRecordBlock * sizeof(Attempt),
+                         kPopulateAhead * kRecordBlock * sizeof(Attempt));
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -686,10 +698,6 @@ int32_t Sim::find_reduce(int32_t job) {
   return c < end ? c : -1;
 }
 
-// attempt records per 2 MB: populated ahead of the launches that write them, converted into the
-// result's columns and released by blocks of this size at the end
-constexpr size_t kRecordBlock = size_t(1) << 15;
-
 int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative, int32_t slots) {
   if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
   if (node < 0 || node >= n_nodes()) throw std::logic_error("launch: no such node");
@@ -777,9 +785,15 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
     waits_for_maps = true;
   }
   // the records' reserved room is faulted in 2 MB ahead of the writes, in one call per 2 MB
-  // (not all at once: a run that ends early, by its time limit, would fault in what it never writes)
-  if ((size_t(a) & (kRecordBlock - 1)) == 0 && attempts_.capacity() > size_t(a))
-    populate_memory(attempts_.data() + a, std::min(kRecordBlock, attempts_.capacity() - size_t(a)) * sizeof(Attempt));
+  // (not all at once: a run that ends early, by its time limit, would fault in what it never
+  // writes); on large runs by attempt_pages_'s thread, a few blocks ahead
+  if ((size_t(a) & (kRecordBlock - 1)) == 0) {
+    if (attempt_pages_.running())
+      attempt_pages_.advance(size_t(a) * sizeof(Attempt));
+    else if (attempts_.capacity() > size_t(a))
+      populate_memory(attempts_.data() + a, std::min(kRecordBlock, attempts_.capacity() - size_t(a)) * sizeof(Attempt));
+  }
+  if (attempts_.size() == attempts_.capacity()) attempt_pages_.stop();  // (the room moves)
   attempts_.push_back(at);
   if (dense_copy_end_) {
     reduce_copy_end_.push_back(copy_end);
@@ -1566,6 +1580,7 @@ SimResult Sim::run() {
     if (uint64_t next; events_q_.heap_front_is(kAttemptEnd, next)) __builtin_prefetch(&attempts_[next]);
     step(e);
   }
+  attempt_pages_.stop();
   return collect(true);
 }
 
