@@ -212,8 +212,11 @@ class Sim {
   // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
   QueueEntry* queue_begin(int32_t w) { return recs_[w].data() + recs_[w].first; }
   QueueEntry* queue_end(int32_t w) { return recs_[w].data() + recs_[w].n; }
-  // The entry of probe p, queued at worker w.
-  QueueEntry* queue_entry(int32_t w, int32_t p) { return recs_[w].data() + pos_in(w, p); }
+  // The entry of probe p, queued at worker w (nullptr if it is not queued there).
+  QueueEntry* queue_entry(int32_t w, int32_t p) {
+    const int32_t pos = pos_in(w, p);
+    return pos < 0 ? nullptr : recs_[w].data() + pos;
+  }
   int32_t att_task(int64_t a) const { return res_.att_task[a]; }
   double att_start(int64_t a) const { return res_.att_start[a]; }
   double att_finish(int64_t a) const { return res_.att_finish[a]; }

@@ -505,10 +505,11 @@ void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
   if (!(p >= 0 && sched_.keep_probe(*this, w, p))) {
     if (p >= 0) drop_picked(w, pos, p);
   } else {
+    // (a scheduler that moved the probe meanwhile: it is found where it is, if still queued)
     Rec& qa = recs_[w];
     QueueEntry* e = static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p ? &qa[pos]
-                                                                                                      : queue_entry(w, p);
-    e->ref |= kProbeSticky;
+                                                                                                      : queue_entry(worker_of(p), p);
+    if (e) e->ref |= kProbeSticky;
     if (hint_probe_ == p) hint_flags_ |= kProbeSticky;
   }
   push_task_end(d + t0, w, a, task);
