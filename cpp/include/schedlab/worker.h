@@ -341,7 +341,7 @@ class Sim {
   // queues move to the heap. A queue that empties goes back to the record (its heap block is kept
   // for the next long spell), and a full record is compacted before the queue moves out. Probes
   // go to random workers: one record is all that a probe's arrival or a task's end fetches of its
-  // worker (the queue, the state and the probe's own slot were three arrays before).
+  // worker.
   struct alignas(128) Rec {
     static constexpr int32_t kInline = 5;
     QueueEntry* heap = nullptr;  // the heap block (kept while the entries are inline again)
