@@ -268,8 +268,11 @@ class Sim {
   void serve(int32_t w);
   // p: the probe served, at position pos of w's queue (or -1: none)
   void launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone);
-  // Drops the probe p just picked at position pos of w's queue through its queue entry: its own
-  // record, written when it was queued long before, is not read (it would wait for memory).
+  // The entry at position pos of w's queue if it still holds probe p, just picked there, else
+  // nullptr (the scheduler moved the queue meanwhile): the engine reaches a picked probe through
+  // its entry, not through a lookup by id.
+  QueueEntry* picked_entry(int32_t w, int32_t pos, int32_t p);
+  // Drops the probe p just picked at position pos of w's queue, through its entry when there.
   void drop_picked(int32_t w, int32_t pos, int32_t p);
   void resume(int32_t w);
   void free_slot(int32_t w);

@@ -38,7 +38,6 @@ constexpr size_t kRecordBlock = size_t(1) << 15;
 constexpr size_t kBackgroundPopulateBytes = size_t(64) << 20;
 constexpr size_t kPopulateAhead = 16;
 
-
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

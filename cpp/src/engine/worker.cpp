@@ -470,10 +470,14 @@ void Sim::serve(int32_t w) {
   launch(w, p, pos, task, clone);
 }
 
-void Sim::drop_picked(int32_t w, int32_t pos, int32_t p) {
+QueueEntry* Sim::picked_entry(int32_t w, int32_t pos, int32_t p) {
   Rec& qa = recs_[w];
-  if (static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p)
-    drop_entry(w, &qa[pos]);
+  return static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p ? &qa[pos] : nullptr;
+}
+
+void Sim::drop_picked(int32_t w, int32_t pos, int32_t p) {
+  if (QueueEntry* e = picked_entry(w, pos, p))
+    drop_entry(w, e);
   else
     drop_probe(w, p);  // (the scheduler moved its queue meanwhile)
 }
@@ -506,9 +510,8 @@ void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
     if (p >= 0) drop_picked(w, pos, p);
   } else {
     // (a scheduler that moved the probe meanwhile: it is found where it is, if still queued)
-    Rec& qa = recs_[w];
-    QueueEntry* e = static_cast<size_t>(pos) < qa.size() && qa[pos].live() && qa[pos].probe() == p ? &qa[pos]
-                                                                                                      : queue_entry(worker_of(p), p);
+    QueueEntry* e = picked_entry(w, pos, p);
+    if (!e) e = queue_entry(worker_of(p), p);
     if (e) e->ref |= kProbeSticky;
     if (hint_probe_ == p) hint_flags_ |= kProbeSticky;
   }

@@ -324,12 +324,11 @@ void HybridScheduler::on_probe_arrival(Sim& sim, int32_t w, int32_t p) {
   }
 }
 
-void HybridScheduler::on_task_end(Sim& sim, int32_t w, int64_t a, bool first) {
+void HybridScheduler::on_task_end(Sim& sim, int32_t w, int64_t /*attempt*/, bool first) {
   if (!cfg_.central_long || !first) return;
   // Whether the attempt's job is long, and its estimate, from the worker's record and its long
   // run (the slot was taken for the attempt's probe, whose job the task is of), not through the
   // attempt's task and job columns, written long ago.
-  (void)a;
   if (!sim.worker(w).exec_long) return;
   const double est = sim.long_run(w).est;
   qlen_[w] -= est;
