@@ -1,11 +1,13 @@
-// Number parsing of whitespace-separated text traces in one pass (schedlab._core.split_numbers),
-// for readers whose lines hold a variable count of numbers (the Hawk/Eagle simulator's .tr
-// files). Only the plain case is handled here; anything unusual returns None and the reader's
-// own NumPy or line-by-line parsing decides (its errors name the line).
+// The Hawk/Eagle simulator's .tr files parsed in one pass into columns (schedlab._core.tr_columns):
+// lines holding a variable count of numbers. Only the plain case is handled here; anything
+// unusual is handed back and the reader's own NumPy or line-by-line parsing decides (its errors
+// name the line).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -70,53 +72,96 @@ bool plain_number(const char*& p, const char* end, double& out, bool* all_digits
   return r.ec == std::errc() && r.ptr == p;
 }
 
+// Moves a vector into a NumPy array without copying its elements.
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({heap->size()}, {sizeof(T)}, heap->data(), owner);
+}
+
+// The columns of a .tr file ("submit_time n_tasks mean d_1 ... d_n" per line), or why they are
+// not given: kNotPlain when a token is not a plain decimal number or a count field is not all
+// digits (NumPy's conversion decides then), kNeedsLines when the numbers are plain but a line's
+// count, values or mean need the line-by-line reading (which names the line).
+enum class TrParse { kOk, kNotPlain, kNeedsLines };
+
+struct TrColumns {
+  std::vector<double> submit, mean, durations;
+  std::vector<int64_t> counts;
+};
+
+TrParse parse_tr(std::string_view s, double mean_tolerance, TrColumns& out) {
+  out.durations.reserve(s.size() / 8 + 16);
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  int64_t k = 0;  // numbers on the current line
+  double count = 0, sum = 0;
+  // A line's checks, at its end: the count matches the durations and is at least 1, and the
+  // mean field is the durations' mean well inside the tolerance (near it, the line-by-line
+  // reading decides with the mean NumPy computes).
+  auto line_ok = [&]() {
+    if (k < 3 || count < 1 || count != double(k - 3)) return false;
+    const double m = out.mean.back();
+    return std::isfinite(m) && std::fabs(sum / count - m) <= 0.5 * mean_tolerance * std::max(1.0, std::fabs(m));
+  };
+  while (p < end) {
+    const char c = *p;
+    if (blank(c)) { ++p; continue; }
+    if (line_end(c)) {  // a line ends at \n or \r (bytes.splitlines); empty lines are skipped
+      if (k > 0 && !line_ok()) return TrParse::kNeedsLines;
+      k = 0;
+      ++p;
+      continue;
+    }
+    double v;
+    bool all_digits;
+    if (!plain_number(p, end, v, &all_digits) || (k == 1 && !all_digits)) return TrParse::kNotPlain;
+    if (k == 0) {
+      if (!(v >= 0) || !std::isfinite(v)) return TrParse::kNeedsLines;
+      out.submit.push_back(v);
+      sum = 0;
+    } else if (k == 1) {
+      if (v > 9.0e15) return TrParse::kNeedsLines;  // (past 2^53 a count is not exact as a double)
+      count = v;
+      out.counts.push_back(int64_t(v));
+    } else if (k == 2) {
+      out.mean.push_back(v);
+    } else {
+      if (!(v >= 0) || !std::isfinite(v)) return TrParse::kNeedsLines;
+      out.durations.push_back(v);
+      sum += v;
+    }
+    ++k;
+  }
+  if (k > 0 && !line_ok()) return TrParse::kNeedsLines;
+  return out.submit.empty() ? TrParse::kNeedsLines : TrParse::kOk;
+}
+
 }  // namespace
 
 void bind_text(py::module_& m) {
   m.def(
-      "split_numbers",
-      [](py::bytes data, int64_t digits_field) -> py::object {
+      "tr_columns",
+      [](py::bytes data, double mean_tolerance) -> py::object {
         std::string_view s = data;
-        std::vector<double> vals;
-        std::vector<int64_t> lens;
-        bool plain = true;
+        TrColumns cols;
+        TrParse r;
         {
           py::gil_scoped_release release;
-          vals.reserve(s.size() / 6 + 16);
-          const char* p = s.data();
-          const char* const end = p + s.size();
-          int64_t k = 0;  // numbers on the current line
-          while (p < end) {
-            const char c = *p;
-            if (blank(c)) { ++p; continue; }
-            if (line_end(c)) {  // a line ends at \n or \r (bytes.splitlines); empty lines are skipped
-              if (k > 0) lens.push_back(k);
-              k = 0;
-              ++p;
-              continue;
-            }
-            double v;
-            bool all_digits;
-            if (!plain_number(p, end, v, &all_digits) || (k == digits_field && !all_digits)) {
-              plain = false;
-              break;
-            }
-            vals.push_back(v);
-            ++k;
-          }
-          if (plain && k > 0) lens.push_back(k);
+          r = parse_tr(s, mean_tolerance, cols);
         }
-        if (!plain) return py::none();
-        py::array_t<double> v(static_cast<py::ssize_t>(vals.size()));
-        std::copy(vals.begin(), vals.end(), v.mutable_data());
-        py::array_t<int64_t> l(static_cast<py::ssize_t>(lens.size()));
-        std::copy(lens.begin(), lens.end(), l.mutable_data());
-        return py::make_tuple(v, l);
+        if (r == TrParse::kNotPlain) return py::none();
+        if (r == TrParse::kNeedsLines) return py::bool_(false);
+        return py::make_tuple(to_numpy(std::move(cols.submit)), to_numpy(std::move(cols.counts)),
+                              to_numpy(std::move(cols.mean)), to_numpy(std::move(cols.durations)));
       },
-      py::arg("data"), py::arg("digits_field") = -1,
-      "The numbers of whitespace-separated text, line by line (lines end at \\n, \\r or \\r\\n; blanks are space, "
-      "tab, \\v, \\f; empty lines skipped): (values as float64 in order, count per non-empty line), or None if any "
-      "token is not a plain decimal number or field `digits_field` of a line is not all digits.");
+      py::arg("data"), py::arg("mean_tolerance"),
+      "The columns of a .tr file in one pass (lines end at \\n, \\r or \\r\\n; blanks are space, tab, \\v, \\f; "
+      "empty lines skipped): (submit, counts, mean, durations) as NumPy arrays, the numbers converted as NumPy "
+      "converts them. None if some token is not a plain decimal number or a count is not all digits; False if "
+      "the numbers are plain but some line needs a closer look (a count that does not match, a negative value, "
+      "a mean near or past half of mean_tolerance).");
 }
 
 }  // namespace schedlab::bindings

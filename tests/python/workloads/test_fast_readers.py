@@ -42,48 +42,60 @@ def test_shared_samples_read_as_line_by_line(monkeypatch, rel, opts):
 
 
 
-@pytest.mark.parametrize("text", [
-    b"0 2 1.5 1 2\n1 1 3 3\n",
-    b"0 2 1.5 1 2\r\n\r\n1.25\t1 3e0 +3.\r",  # CRLF, a lone CR, tabs, '+', exponents, a point with no decimals
-    b"  0 1 .5 .5 \x0b\x0c\n\n\n2 1 1E-3 0.001",  # vertical tab and form feed are blanks; no final newline
-    b"0 2 1 1 1\n1 1 inf inf\n",  # not plain: NumPy's conversion decides (and the reader falls back)
-    b"0 2 1 1 1\n1 1_0 1 1\n",
-    b"0 2 1 1 1\n1 x 1 1\n",
-    b"0 0x1 1 1\n",
-    b"0 1 - 1\n",
-])
-def test_tr_numbers_split_in_one_pass(tmp_path, monkeypatch, text):
-    """The C++ splitter of .tr files gives NumPy's values bit for bit, or None where a token is
-    not a plain decimal number or a count is not all digits; the reader's result is the
-    line-by-line reading's either way (or the same error)."""
-    split = sl._core.split_numbers(text, 1)
+def numpy_tr_columns(text: bytes):
+    """(submit, counts, mean, durations) of a .tr text by NumPy's conversion of every token."""
     rows = [r for r in map(bytes.split, text.splitlines()) if r]
-    plain = all(r[1].isdigit() for r in rows if len(r) > 1)
-    try:
-        want = np.array([t for r in rows for t in r], dtype=np.float64)
-    except ValueError:
-        want = None
-    if split is not None:
-        assert plain and want is not None
-        np.testing.assert_array_equal(split[0].view(np.int64), want.view(np.int64))
-        assert split[1].tolist() == [len(r) for r in rows]
+    vals = [np.array(r, dtype=np.float64) for r in rows]
+    return (np.array([v[0] for v in vals]), np.array([int(r[1]) for r in rows]), np.array([v[2] for v in vals]),
+            np.concatenate([v[3:] for v in vals]))
+
+
+@pytest.mark.parametrize("text,expect", [
+    (b"0 2 1.5 1 2\n1 1 3 3\n", "columns"),
+    (b"0 2 1.5 1 2\r\n\r\n1.25\t1 3e0 +3.\r", "columns"),  # CRLF, a lone CR, tabs, '+', exponents, '3.'
+    (b"  0 1 .5 .5 \x0b\x0c\n\n\n2 1 1E-3 0.001", "columns"),  # \v and \f are blanks; no final newline
+    (b"0 2 1 1 1\n1 1 inf inf\n", "not plain"),  # NumPy's conversion decides (and the reader falls back)
+    (b"0 2 1 1 1\n1 1_0 1 1\n", "not plain"),
+    (b"0 2 1 1 1\n1 x 1 1\n", "not plain"),
+    (b"0 0x1 1 1\n", "not plain"),
+    (b"0 1 - 1\n", "not plain"),
+    (b"0 1.0 1 1\n", "not plain"),  # a count that is not all digits
+    (b"0 2 1 1\n", "lines"),  # a count that does not match the durations
+    (b"0 0\n", "lines"),
+    (b"0 1 1 -1\n", "lines"),  # a negative duration
+    (b"-1 1 1 1\n", "lines"),
+    (b"0 1 1.0000007 1\n", "lines"),  # a mean near the tolerance (1e-6): the line-by-line check decides
+    (b"0 1 1.000002 1\n", "lines"),  # past it: an error naming the line
+    (b"\n\n", "lines"),
+])
+def test_tr_columns_in_one_pass(tmp_path, monkeypatch, text, expect):
+    """The C++ parser of .tr files gives NumPy's values bit for bit, None where a token is not a
+    plain decimal number or a count is not all digits, and False where a line needs the
+    line-by-line reading; the reader's result is the line-by-line reading's either way (or the
+    same error)."""
+    got = sl._core.tr_columns(text, 1e-6)
+    if expect == "columns":
+        for a, b in zip(got, numpy_tr_columns(text)):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
     else:
-        assert not plain or want is None or not np.isfinite(want).all() or b"_" in text
+        assert got is (None if expect == "not plain" else False)
     path = tmp_path / "t.tr"
     path.write_bytes(text)
     try:
-        got = sl.read_trace(path)
+        read = sl.read_trace(path)
     except ValueError as e:
         with pytest.raises(ValueError) as slow:
             line_by_line(monkeypatch, path)
         assert str(e) == str(slow.value)
     else:
-        same_workload(got, line_by_line(monkeypatch, path))
+        same_workload(read, line_by_line(monkeypatch, path))
+
 
 def test_tr_numbers_convert_as_numpy_bit_for_bit():
     """Every plain decimal token converts to the double NumPy gives, on both sides of the fast
     path's limits (53-bit digit strings, powers of ten up to 22, 19 digits, signs, zeros,
-    denormals, overflow to infinity is not plain)."""
+    denormals; overflow to infinity is not plain)."""
     rng = np.random.default_rng(7)
     tokens = ["0", "-0", "+0", "-0.0", ".5", "5.", "9007199254740992", "9007199254740993", "-9007199254740993",
               "1e22", "1e23", "1e-22", "1e-23", "123456789012345678", "1234567890123456789", "12345678901234567890",
@@ -96,11 +108,14 @@ def test_tr_numbers_convert_as_numpy_bit_for_bit():
         if rng.random() < 0.3:
             tok += f"e{int(rng.integers(-40, 41))}"
         tokens.append(("-" if rng.random() < 0.2 else "") + tok)
-    text = " ".join(tokens).encode()
-    split = sl._core.split_numbers(text)
-    assert split is not None
-    want = np.array(text.split(), dtype=np.float64)
-    np.testing.assert_array_equal(split[0].view(np.int64), want.view(np.int64))
+    # each token as a line's mean field, which only has to be finite (an infinite tolerance lets
+    # any mean pass the check against the durations)
+    text = "".join(f"0 1 {tok} 0\n" for tok in tokens).encode()
+    got = sl._core.tr_columns(text, float("inf"))
+    assert got is not None and got is not False
+    want = np.array(tokens, dtype=np.float64)
+    np.testing.assert_array_equal(got[2].view(np.int64), want.view(np.int64))
+    assert sl._core.tr_columns(b"0 1 1e400 1\n", float("inf")) is None  # out of range: NumPy's conversion decides
 
 
 def swim_by_frames(path, block_bytes=64 * 2**20, bytes_per_reduce=2**30, scale=1.0, map_rate=32 * 2**20,

@@ -35,10 +35,12 @@ def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_toler
     if (np.diff(submit) < 0).any():
         i = int(np.argmax(np.diff(submit) < 0)) + 1
         raise ValueError(f"{path}: job {i + 1} is submitted before the job above it; .tr files are in time order")
-    if tie_offset > 0:
-        # k-th repeat of the same submit time moves by k * tie_offset
-        s = pd.Series(submit)
-        submit = submit + s.groupby(s).cumcount().to_numpy() * tie_offset
+    if tie_offset > 0 and len(submit) > 1:
+        # k-th repeat of the same submit time moves by k * tie_offset (repeats are adjacent: the
+        # times are in order)
+        index = np.arange(len(submit))
+        first_of_run = np.maximum.accumulate(np.where(np.r_[True, submit[1:] != submit[:-1]], index, 0))
+        submit = submit + (index - first_of_run) * tie_offset
     if truncate:
         durations = np.trunc(durations)
         mean = np.trunc(mean)
@@ -47,26 +49,24 @@ def read_tr(path, *, truncate: bool = False, tie_offset: float = 0.0, mean_toler
 
 
 def _parse_columns(data: bytes, mean_tolerance: float):
-    """The whole file at once: every number converted in one NumPy call and checked by column.
-    Returns (submit, counts, mean, durations), or None if any line needs a closer look (a bad or
-    unusual field, a count that does not match, a mean near the tolerance): then the
-    line-by-line reading decides, and its error names the line."""
-    split = _core.split_numbers(data, 1)  # plain decimal numbers, the count field all digits: in one C++ pass
-    if split is not None:
-        vals, lens = split
-        if len(lens) == 0 or (lens < 3).any():
-            return None
-    else:  # some token is not a plain decimal number (e.g. "inf", "1_0"): NumPy's conversion decides
-        rows = [r for r in map(bytes.split, data.splitlines()) if r]
-        if not rows:
-            return None
-        lens = np.fromiter(map(len, rows), np.int64, len(rows))
-        if (lens < 3).any() or not all(r[1].isdigit() for r in rows):
-            return None
-        try:
-            vals = np.array([t for r in rows for t in r], dtype=np.float64)
-        except ValueError:
-            return None
+    """The whole file at once: (submit, counts, mean, durations), or None if any line needs a
+    closer look (a bad or unusual field, a count that does not match, a mean near the
+    tolerance): then the line-by-line reading decides, and its error names the line. Plain
+    decimal numbers are parsed and checked in one C++ pass; other tokens (e.g. "inf", "1_0")
+    by NumPy's conversion, checked by column."""
+    fast = _core.tr_columns(data, mean_tolerance)
+    if fast is not None:
+        return fast or None
+    rows = [r for r in map(bytes.split, data.splitlines()) if r]
+    if not rows:
+        return None
+    lens = np.fromiter(map(len, rows), np.int64, len(rows))
+    if (lens < 3).any() or not all(r[1].isdigit() for r in rows):
+        return None
+    try:
+        vals = np.array([t for r in rows for t in r], dtype=np.float64)
+    except ValueError:
+        return None
     starts = np.zeros(len(lens), np.int64)
     np.cumsum(lens[:-1], out=starts[1:])
     with np.errstate(invalid="ignore"):  # (a count past 64 bits: told apart below, by the line-by-line reading)
