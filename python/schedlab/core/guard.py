@@ -284,17 +284,16 @@ def estimate(cluster, workload, engine: str, options: dict, params: dict, schedu
     else:
         work = np.asarray(t["work"], dtype=np.float64)
         stage = np.asarray(t["stage"])
-        copy = 0.0
+        longest_work_per_stage, job_work = workload._work_per_job()
         with np.errstate(over="ignore", invalid="ignore"):
+            total = float(work.sum()) / speed
+            longest_work, longest_copy = float(work.max()) / speed, 0.0
             if engine == "mapreduce" and len(t["input_bytes"]):
                 copy = np.where(stage == 1, np.asarray(t["input_bytes"], dtype=np.float64), 0.0) / bandwidth
-            total = float(work.sum()) / speed
-            longest_work, longest_copy = float(work.max()) / speed, float(np.max(copy))
-            longest = stage_max(work / speed + copy, begin, stage)
-            job_work = np.zeros(len(counts))
-            some = counts > 0
-            if some.any():
-                job_work[some] = np.add.reduceat(work, begin[:-1][some])
+                longest_copy = float(np.max(copy))
+                longest = stage_max(work / speed + copy, begin, stage)
+            else:  # (dividing by a positive speed keeps which task is longest)
+                longest = longest_work_per_stage / speed
     with np.errstate(over="ignore", invalid="ignore"):
         span = float(submit.max()) + total / max(slots, 1.0) + longest_work + longest_copy
         per_job = np.maximum(job_work / speed / max(slots, 1.0), longest.sum(axis=1))

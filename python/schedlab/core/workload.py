@@ -77,6 +77,7 @@ class Workload:
         self.user_labels = user_labels
         self.queue_labels = queue_labels
         self.name = name
+        self._work_figures = None  # (per job and stage the longest task's work, per job its work): see _work_per_job
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -357,9 +358,24 @@ class Workload:
             n_maps = np.asarray(j["n_maps"], dtype=np.int64)
             present = np.stack([n_maps, np.diff(tb) - n_maps], 1) > 0
             return np.where(present, np.maximum(blocks.reshape(-1, 2), 0.0), 0.0).sum(axis=1)
-        work = np.asarray(t["work"])
-        stage = np.asarray(t["stage"])
-        return stage_max(work, tb, stage).sum(axis=1)
+        return self._work_per_job()[0].sum(axis=1)
+
+    def _work_per_job(self):
+        """(per job and stage the longest task's work and 0 where the stage has no task, as a
+        (jobs, 2) array; per job the sum of its tasks' work), from the per-task work column.
+        Worked out once: the columns never change, and every run's resource estimate and every
+        result's job table read them."""
+        if self._work_figures is None:
+            j, t = self._native.columns()
+            begin = np.asarray(j["task_begin"], dtype=np.int64)
+            work = np.asarray(t["work"], dtype=np.float64)
+            counts = np.diff(begin)
+            job_work = np.zeros(len(counts))
+            some = counts > 0
+            if some.any():
+                job_work[some] = np.add.reduceat(work, begin[:-1][some])
+            self._work_figures = (stage_max(work, begin, np.asarray(t["stage"])), job_work)
+        return self._work_figures
 
     @property
     def tasks(self) -> pd.DataFrame:
