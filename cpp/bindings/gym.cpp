@@ -101,7 +101,7 @@ class MapReduceGym {
     if (max_jobs < 1 || max_jobs > 100000) throw py::value_error("max_jobs must be between 1 and 100000");
     Params op("simulate options (mapreduce engine)", mr::Options::specs(), to_values(options));
     cl_->validate();
-    wl_->validate(cl_->size());
+    wl_->validate_for_run(cl_->size());
     opt_ = mr::Options::from(op);
     if (!options.contains("time_limit"))
       opt_.time_limit = gym_default_time_limit(wl_->submit_time, wl_->work, total(cl_->map_slots));

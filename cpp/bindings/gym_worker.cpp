@@ -142,7 +142,7 @@ class WorkerGym {
     if (min_probes < 1 || min_probes > 1000000) throw py::value_error("min_probes must be between 1 and 1000000");
     Params op("simulate options (worker engine)", worker::Options::specs(), to_values(options));
     cl_->validate();
-    wl_->validate(cl_->size());
+    wl_->validate_for_run(cl_->size());
     opt_ = worker::Options::from(op);
     if (!options.contains("time_limit")) {
       int64_t slots = 0;

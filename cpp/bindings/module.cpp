@@ -243,6 +243,7 @@ PYBIND11_MODULE(_core, m) {
              w->parent_job = column<int32_t>(jobs, "parent_job");
              w->dag = column<int32_t>(jobs, "dag");
              w->finalize();
+             w->sealed = true;  // (its columns reach Python as read-only views)
              return w;
            }),
            py::arg("jobs"), py::arg("tasks"))

@@ -349,7 +349,7 @@ void bind_python_policies(py::module_& m) {
          py::dict options, uint64_t seed, bool measure_overhead) {
         Params op("simulate options (worker engine)", worker::Options::specs(), to_values(options));
         cluster->validate();
-        workload->validate(cluster->size());
+        workload->validate_for_run(cluster->size());
         py::object sim_obj = py::cast(WorkerView{});
         WorkerView* view = sim_obj.cast<WorkerView*>();
         PyWorkerScheduler sched(sim_obj, view, callbacks, tracks_remaining, measure_overhead);
@@ -403,7 +403,7 @@ void bind_python_policies(py::module_& m) {
          bool measure_overhead) {
         Params op("simulate options (share engine)", share::Options::specs(), to_values(options));
         cluster->validate();
-        workload->validate(cluster->size());
+        workload->validate_for_run(cluster->size());
         for (double w : user_weights)
           if (!std::isnan(w) && !(w > 0)) throw py::value_error("weights: a user's weight must be a positive number");
         if (!user_weights.empty()) {

@@ -285,7 +285,7 @@ void bind_python_scheduler(py::module_& m) {
          const std::string& slot_model, py::dict options, uint64_t seed) {
         Params op("simulate options (mapreduce engine)", mr::Options::specs(), to_values(options));
         cluster->validate();
-        workload->validate(cluster->size());
+        workload->validate_for_run(cluster->size());
         py::object sim_obj = py::cast(SimView{});
         SimView* view = sim_obj.cast<SimView*>();
         PythonScheduler sched(sim_obj, view, callbacks, slot_model_from(slot_model));

@@ -81,7 +81,7 @@ SimResult run(const RunRequest& request) {
   Params(info.name, info.params, request.scheduler_params);
   Params("simulate options (" + engine.name + " engine)", engine.options, request.options);
   request.cluster->validate();
-  request.workload->validate(request.cluster->size());
+  request.workload->validate_for_run(request.cluster->size());
   return engine.run(request);
 }
 

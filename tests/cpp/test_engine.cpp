@@ -322,6 +322,23 @@ TEST(Workload, RejectsBadInputNamingTheField) {
   EXPECT_THROW(Cluster::uniform(0, 1, 1, 1), std::invalid_argument);
 }
 
+// A run checks every invariant of a workload that may have changed since finalize(), and of a
+// sealed one (read-only since) only the nodes it names, which depend on the run's cluster.
+TEST(Workload, RunChecksWhatCanHaveChanged) {
+  Workload w = make_workload({{0, {10}, {}}});
+  w.work[0] = -1;
+  EXPECT_THROW(w.validate_for_run(1), std::invalid_argument);
+  Workload r = make_workload({{0, {1}, {}, {{5}}}});  // replica on node 5
+  r.sealed = true;
+  EXPECT_NO_THROW(r.validate_for_run(6));
+  try {
+    r.validate_for_run(5);
+    FAIL() << "a replica on a node the cluster lacks accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not in the cluster"), std::string::npos);
+  }
+}
+
 TEST(Registry, UnknownSchedulerAndParameter) {
   Cluster c = Cluster::uniform(1, 1, 1, 1);
   Workload w = make_workload({{0, {1}, {}}});

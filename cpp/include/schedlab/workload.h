@@ -166,10 +166,22 @@ struct Workload : WorkloadColumns {
   bool has_constraints() const { return !eligible_begin.empty(); }
   bool has_dependencies() const { return !parent_job.empty(); }
 
+  // Set where the columns are handed out read-only once finalize() has checked them (the Python
+  // binding's workloads): they cannot change after, so a run checks only what depends on its
+  // cluster (validate_for_run).
+  bool sealed = false;
+
   // Fills optional columns with defaults (estimate = work, weight 1, ...) and checks every
   // invariant; throws std::invalid_argument naming the field and the row.
   void finalize();
   void validate(size_t n_nodes = 0) const;
+  // What a run on n_nodes nodes checks: every invariant (validate), or for a sealed workload
+  // only that the nodes its replicas and constraints name exist.
+  void validate_for_run(size_t n_nodes) const;
+
+ private:
+  void check_replica_nodes(size_t n_nodes) const;
+  void check_eligible_nodes(size_t n_nodes) const;
 };
 
 }  // namespace schedlab

@@ -122,6 +122,28 @@ void Workload::finalize() {
   validate();
 }
 
+// (n_nodes 0: any node id >= 0)
+void Workload::check_replica_nodes(size_t n_nodes) const {
+  for (size_t i = 0; i < replica_node.size(); ++i)
+    if (replica_node[i] < 0 || (n_nodes && static_cast<size_t>(replica_node[i]) >= n_nodes))
+      throw std::invalid_argument("workload field 'replicas': replica " + std::to_string(i) + " names node " +
+                                  std::to_string(replica_node[i]) + ", which is not in the cluster");
+}
+
+void Workload::check_eligible_nodes(size_t n_nodes) const {
+  for (size_t j = 0; j + 1 < eligible_begin.size(); ++j)
+    for (int64_t k = eligible_begin[j]; k < eligible_begin[j + 1]; ++k)
+      if (eligible_node[k] < 0 || (n_nodes && static_cast<size_t>(eligible_node[k]) >= n_nodes))
+        throw std::invalid_argument(job_field("eligible_nodes", j) + " names node " + std::to_string(eligible_node[k]) +
+                                    ", which is not in the cluster");
+}
+
+void Workload::validate_for_run(size_t n_nodes) const {
+  if (!sealed) return validate(n_nodes);
+  check_replica_nodes(n_nodes);
+  check_eligible_nodes(n_nodes);
+}
+
 void Workload::validate(size_t n_nodes) const {
   const size_t nj = submit_time.size(), nt = task_job.size();
   auto need = [&](const char* f, size_t got, size_t want, const char* per) {
@@ -189,10 +211,7 @@ void Workload::validate(size_t n_nodes) const {
     for (size_t t = 0; t < nt; ++t)
       if (replica_begin[t + 1] < replica_begin[t]) throw std::invalid_argument(task_field("replicas", t) + " has a negative count");
     if (static_cast<size_t>(replica_begin[nt]) != replica_node.size()) throw std::invalid_argument("workload field 'replica_node' does not match 'replica_begin'");
-    for (size_t i = 0; i < replica_node.size(); ++i)
-      if (replica_node[i] < 0 || (n_nodes && static_cast<size_t>(replica_node[i]) >= n_nodes))
-        throw std::invalid_argument("workload field 'replicas': replica " + std::to_string(i) + " names node " +
-                                    std::to_string(replica_node[i]) + ", which is not in the cluster");
+    check_replica_nodes(n_nodes);
   }
   if (!eligible_begin.empty()) {
     need("eligible_begin", eligible_begin.size(), nj + 1, "job plus one");
@@ -201,11 +220,7 @@ void Workload::validate(size_t n_nodes) const {
       if (eligible_begin[j + 1] < eligible_begin[j]) throw std::invalid_argument(job_field("eligible_nodes", j) + " has a negative count");
     if (static_cast<size_t>(eligible_begin[nj]) != eligible_node.size())
       throw std::invalid_argument("workload field 'eligible_node' does not match 'eligible_begin'");
-    for (size_t j = 0; j < nj; ++j)
-      for (int64_t k = eligible_begin[j]; k < eligible_begin[j + 1]; ++k)
-        if (eligible_node[k] < 0 || (n_nodes && static_cast<size_t>(eligible_node[k]) >= n_nodes))
-          throw std::invalid_argument(job_field("eligible_nodes", j) + " names node " + std::to_string(eligible_node[k]) +
-                                      ", which is not in the cluster");
+    check_eligible_nodes(n_nodes);
   } else if (!eligible_node.empty()) {
     throw std::invalid_argument("workload field 'eligible_node' is given without 'eligible_begin'");
   }
