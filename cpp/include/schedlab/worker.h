@@ -224,6 +224,12 @@ class Sim {
   bool att_running(int64_t a) const { return res_.att_status[a] == kRunning; }
   int32_t att_worker(int64_t a) const { return node_first_worker_[res_.att_node[a]] + res_.att_slot[a]; }
   Random& rng() { return rng_; }
+  // A cache prefetch of worker w's record (its state, queue header, own probes and short queue),
+  // for a scheduler about to read a random worker's state or queue.
+  void prefetch_worker(int32_t w) const {
+    __builtin_prefetch(&recs_[w]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&recs_[w]) + 64);
+  }
   uint64_t events_processed() const { return events_; }
   int64_t busy_workers() const { return busy_short_ + busy_general_; }  // slots taken now
 
@@ -288,12 +294,6 @@ class Sim {
   // time of the next window to queue
   double idle_windows(double next);
   [[noreturn]] void throw_never_finish() const;
-  // Cache prefetches of worker w's record (its state, queue header, own probes and short queue);
-  // of its queue array when on the heap.
-  void prefetch_worker(int32_t w) const {
-    __builtin_prefetch(&recs_[w]);
-    __builtin_prefetch(reinterpret_cast<const char*>(&recs_[w]) + 64);
-  }
   // What a launch of task t reads of the per-task columns: its state, duration and job.
   void prefetch_task(size_t t) const {
     if (t >= wl_.n_tasks()) return;
@@ -301,6 +301,7 @@ class Sim {
     if (work_) __builtin_prefetch(work_ + t);
     __builtin_prefetch(wl_.task_job.data() + t);
   }
+  // A cache prefetch of worker w's queue array when on the heap (reads w's record).
   void prefetch_queue(int32_t w) const {
     const Rec& qa = recs_[w];
     if (qa.on_heap) {

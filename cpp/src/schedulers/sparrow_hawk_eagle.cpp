@@ -45,6 +45,22 @@ inline int select_bit(uint64_t x, int64_t k) {
   for (; skip > 0; --skip) b &= b - 1;
   return 8 * byte + __builtin_ctzll(b);
 }
+// Moves entry i of the binary heap h down to its place, `above(x, y)` saying whether x belongs
+// above y (the replacement of a heap's top in one pass, where a pop and a push would take two).
+template <class Above>
+inline void sift_down(std::vector<std::pair<double, int32_t>>& h, size_t i, Above above) {
+  const size_t n = h.size();
+  const std::pair<double, int32_t> x = h[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && above(h[c + 1], h[c])) ++c;
+    if (!above(h[c], x)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = x;
+}
 }  // namespace
 
 void HybridScheduler::init(Sim& sim) {
@@ -212,21 +228,26 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     ++lwl_fill_;
     // Only the `left` first entries in (waiting time, id) order can get a task: each pop hands out
     // at least one, and an entry is popped only after every entry before it. They are selected
-    // while the entries are made, in a max-heap of at most `left` (one comparison with its top
-    // rejects most workers), instead of building every entry and selecting after.
+    // while the entries are made: entries go to a buffer only if they precede its threshold, and a
+    // full buffer keeps its `left` first entries (nth_element, linear) and takes the last of them
+    // as the threshold, which then rejects most workers by one comparison. A bounded heap would
+    // instead sift on each entry taken in, on comparisons a branch predictor cannot foresee.
     const int32_t left0 = T - static_cast<int32_t>(empties_.size());
     const size_t keep = static_cast<size_t>(left0);
+    const size_t cap = std::max<size_t>(2 * keep, keep + 64);
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    using Entry = std::pair<double, int32_t>;
+    Entry thr(kInf, std::numeric_limits<int32_t>::max());  // entries must precede it
     heap_.clear();
+    auto shrink = [&] {
+      std::nth_element(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(keep - 1), heap_.end());
+      thr = heap_[keep - 1];
+      heap_.resize(keep);
+    };
     auto offer = [&](double v, int32_t w) {
-      const std::pair<double, int32_t> e(v, w);
-      if (heap_.size() < keep) {
-        heap_.push_back(e);
-        if (heap_.size() == keep) std::make_heap(heap_.begin(), heap_.end());
-      } else if (e < heap_.front()) {
-        std::pop_heap(heap_.begin(), heap_.end());
-        heap_.back() = e;
-        std::push_heap(heap_.begin(), heap_.end());
-      }
+      if (!(Entry(v, w) < thr)) return;
+      heap_.emplace_back(v, w);
+      if (heap_.size() == cap) shrink();
     };
     bool any = false;
     // A worker's estimated waiting time, or infinity if its queue is empty (it never gets in),
@@ -234,7 +255,6 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     // scan streams 24 bytes a worker, not a worker record's cache line); computed without
     // branches: whether a worker runs a long task is a coin toss to a branch predictor.
     const double now = sim.now();
-    constexpr double kInf = std::numeric_limits<double>::infinity();
     auto bits = [](double x) {
       uint64_t b;
       std::memcpy(&b, &x, sizeof b);
@@ -252,21 +272,14 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
       std::memcpy(&v, &vb, sizeof v);
       return v;
     };
-    int32_t u = first_general_;
-    for (; u < W_ && heap_.size() < keep; ++u) {
+    // The workers come in increasing id order, after the threshold's: an entry precedes the
+    // threshold iff its waiting time is below the threshold's (infinity, an empty queue, never is).
+    for (int32_t u = first_general_; u < W_; ++u) {
       const double v = waiting(u);
-      if (v == kInf || blacklisted(u)) continue;
-      any = true;
-      offer(v, u);
-    }
-    // The heap is full: an entry gets in only if it precedes the top, i.e. (the workers come in
-    // increasing id order) if its waiting time is below the top's; that one test comes first.
-    double top = heap_.empty() ? kInf : heap_.front().first;
-    for (; u < W_; ++u) {
-      const double v = waiting(u);
-      if (v < top && !blacklisted(u)) {
-        offer(v, u);
-        top = heap_.front().first;
+      if (v < thr.first && !blacklisted(u)) {
+        any = true;
+        heap_.emplace_back(v, u);
+        if (heap_.size() == cap) shrink();
       }
     }
     for (int32_t w : empties_) {
@@ -276,20 +289,23 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     }
     if (!any)  // every general worker is blacklisted: the blacklist is ignored
       for (int32_t w = first_general_; w < W_; ++w) offer(qlen_[w], w);
+    if (heap_.size() > keep) shrink();
+    // A min-heap: the least entry takes tasks while its waiting time stays at most the least
+    // of the others' (a child of the top's), then goes back down with its new waiting time.
     auto cmp = std::greater<std::pair<double, int32_t>>();
     int32_t left = left0;
     std::make_heap(heap_.begin(), heap_.end(), cmp);
     while (left > 0) {
-      std::pop_heap(heap_.begin(), heap_.end(), cmp);
-      auto [v, w] = heap_.back();
-      heap_.pop_back();
+      auto [v, w] = heap_.front();
+      const size_t n = heap_.size();
+      const double next = n > 2 ? std::min(heap_[1].first, heap_[2].first) : n > 1 ? heap_[1].first : kInf;
       do {
         targets_.push_back(w);
         v += est;
         --left;
-      } while (left > 0 && (heap_.empty() || v <= heap_.front().first));
-      heap_.emplace_back(v, w);
-      std::push_heap(heap_.begin(), heap_.end(), cmp);
+      } while (left > 0 && (n == 1 || v <= next));
+      heap_.front() = {v, w};
+      sift_down(heap_, 0, std::less<std::pair<double, int32_t>>());
     }
   }
   for (int32_t w : targets_) {
@@ -404,9 +420,17 @@ bool HybridScheduler::keep_probe(Sim& sim, int32_t, int32_t p) {
 // contiguous run of short probes queued behind long work.
 void HybridScheduler::on_idle(Sim& sim, int32_t w) {
   if (!cfg_.steal || first_general_ >= W_) return;
+  // The victims of the next tries are random workers: they are drawn ahead from a copy of the
+  // random stream (the same draws the tries make) and their records fetched a few tries ahead.
+  Random ahead = sim.rng();
+  constexpr int64_t kAhead = 2;
+  const uint64_t span = static_cast<uint64_t>(W_ - first_general_);
+  for (int64_t i = 0; i < kAhead && i < cfg_.steal_attempts; ++i)
+    sim.prefetch_worker(first_general_ + static_cast<int32_t>(ahead.below(span)));
   for (int64_t attempt = 0; attempt < cfg_.steal_attempts; ++attempt) {
     ++steal_tries_;
-    const int32_t v = first_general_ + static_cast<int32_t>(sim.rng().below(W_ - first_general_));
+    if (attempt + kAhead < cfg_.steal_attempts) sim.prefetch_worker(first_general_ + static_cast<int32_t>(ahead.below(span)));
+    const int32_t v = first_general_ + static_cast<int32_t>(sim.rng().below(span));
     // a worker Dice's Elastic Sizing converted is not a victim (Zhou 2019): the try is spent
     if (v == w || blacklisted(v)) continue;
     if (cfg_.steal_random) {
