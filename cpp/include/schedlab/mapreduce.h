@@ -274,7 +274,7 @@ class Sim {
   const Options& options() const { return opt_; }
   int32_t n_nodes() const { return static_cast<int32_t>(cluster_.size()); }
   const JobState& job(int32_t j) const { return jobs_[j]; }
-  TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_state_[t]); }
+  TaskState task_state(int32_t t) const { return static_cast<TaskState>(task_rt_[size_t(t)].state); }
   const Attempt& attempt(int64_t a) const { return attempts_[a]; }
   // A reduce attempt's end of copy (shuffle) phase, NaN until known and for maps.
   double copy_end(int64_t a) const {
@@ -509,17 +509,16 @@ class Sim {
   int64_t rep_per_map_ = 0;
 
   std::vector<JobState> jobs_;
-  // Per task: its state (one byte: the finders skip over launched tasks in a job's range), and
-  // what a launch and an attempt's end read and write, in one record (one cache miss where four
-  // arrays took four): its newest attempt (attempt ids stay below 2^31: launch checks), its job and
-  // stage (copied from the workload) and its running attempts.
-  std::vector<uint8_t> task_state_;  // TaskState
+  // Per task, what a launch and an attempt's end read and write, in one record (one cache miss
+  // each where separate arrays took several): its newest attempt (attempt ids stay below 2^31:
+  // launch checks), its job and stage (copied from the workload), its running attempts and its
+  // state.
   struct TaskRun {
     int32_t last_attempt;
     int32_t job;
     uint16_t running;  // (launch checks the bound)
     uint8_t stage;
-    uint8_t unused;
+    uint8_t state;     // TaskState
   };
   static_assert(sizeof(TaskRun) == 12);
   std::vector<TaskRun> task_rt_;
@@ -547,14 +546,16 @@ class Sim {
   std::vector<std::vector<int32_t>> requeued_[2];  // tasks to re-run, served first
   // Per job, built at submission and freed when it ends: its map tasks grouped by replica node
   // (and by rack) in flat arrays sorted by place, found through a directory of place ranges.
-  // Each group is consumed from the back (lowest task index last) skipping tasks no longer
-  // pending.
+  // Each group is consumed from the back (lowest task index last) skipping tasks launched
+  // before, known from launched_maps_.
   // A group's bit (`has`, or the job's bit in node_job_bits_) is set while some task of the
   // group may never have been launched: a launch elsewhere does not touch the groups of a map's
   // other replicas (random places, a cache miss each); a lookup that finds a group's tasks all
-  // launched clears its bit, and the job's last never-launched map clears all of them. A set
-  // bit is thus a hint that take_local() confirms; a clear bit is exact. A task re-queued after
-  // it ran is served from requeued_ first, so the index need not track it.
+  // launched clears its bit, so does the launch of a map its lookup found to be the group's
+  // last never-launched one (found_.last), and the job's last never-launched map clears all of
+  // them. A set bit is thus a hint that take_local() confirms; a clear bit is exact. A task
+  // re-queued after it ran is served from requeued_ first (find_map_anywhere reaches a group only
+  // when no re-queued pending map has a replica there), so the index need not track it.
   struct PlaceIndex {
     struct Group {
       int32_t place;  // node (or rack) id; groups are sorted by it
@@ -584,7 +585,14 @@ class Sim {
   void free_job_index(int32_t job);  // the job ended: its index and slot go
   int32_t find_map_anywhere(int32_t job, int32_t node, Locality max_level);
   std::vector<PlaceIndex> node_index_, rack_index_;
-  struct { int32_t task = -1, node = -1; } found_local_;  // the last map found in a node's group: node-local there
+  // The last never-launched map found by the place index, the node it was found for, its job
+  // and its locality there (node-local in the node's group, else rack-local); see launch().
+  struct {
+    int32_t task = -1, node = -1, job = -1;
+    uint8_t locality = kNodeLocal;
+    bool last = false;  // the last never-launched map of its group
+  } found_;
+  bool found_last_ = false;  // take_local<true>'s answer found the last never-launched map of its group
   // The node-local "may have a pending map here" bits, transposed: each active job holds a slot,
   // and each node a row of job_words_ words with a bit per slot. Delay scheduling asks one node
   // about job after job; a row keeps those answers in a few cache lines.
@@ -594,6 +602,11 @@ class Sim {
   std::vector<int32_t> job_slot_, free_job_slots_;
   std::vector<int32_t> slot_job_;  // the active job holding each slot
   std::vector<int32_t> unlaunched_maps_;  // per active job: its maps never launched
+  // A bit per task, set at a map's first launch: the place index's lookups step over launched
+  // entries, at FB-2010 scale two per lookup; read here (a bit per task, where the tasks' run
+  // records take 12 bytes) they mostly hit the cache.
+  std::vector<uint64_t> launched_maps_;
+  bool map_launched(int32_t t) const { return (launched_maps_[size_t(t) >> 6] >> (t & 63)) & 1; }
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
   int64_t unplaced_active_jobs_ = 0;    // active jobs with unplaced_maps_
   int64_t requeued_map_entries_ = 0;    // entries in requeued_[kMap] over all jobs

@@ -309,9 +309,8 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     const int32_t need = static_cast<int32_t>(std::ceil(opt_.slowstart * m - 1e-9));
     jobs_[j].slowstart_maps = std::min(m, std::max(need, opt_.slowstart > 0 ? 1 : 0));
   }
-  task_state_.assign(nt, uint8_t(kPending));
   task_rt_.reserve(nt);
-  for (size_t t = 0; t < nt; ++t) task_rt_.push_back({-1, wl_.task_job[t], 0, wl_.task_stage[t], 0});
+  for (size_t t = 0; t < nt; ++t) task_rt_.push_back({-1, wl_.task_job[t], 0, wl_.task_stage[t], kPending});
   attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
   if (attempts_.capacity() * sizeof(Attempt) >= kBackgroundPopulateBytes)
     attempt_pages_.start(attempts_.data(), attempts_.capacity() * sizeof(Attempt), kRecordBlock * sizeof(Attempt),
@@ -328,6 +327,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   rack_index_.resize(nj);
   unplaced_maps_.assign(nj, 0);
   unlaunched_maps_.assign(nj, 0);
+  launched_maps_.assign((nt + 63) / 64, 0);
   job_slot_.assign(nj, 0);  // slot 0 is never given out: its bits stay clear
   node_job_bits_.assign(size_t(n), 0);
   waiting_reduces_.resize(nj);
@@ -568,6 +568,7 @@ bool Sim::confirm_fresh_map_on_rack(int32_t job, int32_t rack) {
 }
 
 void Sim::free_job_index(int32_t j) {
+  if (found_.job == j) found_ = {};  // (its maps are no longer to launch)
   if (unlaunched_maps_[j] > 0) clear_job_bits(j);  // (otherwise cleared when its last map launched)
   free_job_slots_.push_back(job_slot_[j]);
   job_slot_[j] = 0;
@@ -578,9 +579,9 @@ void Sim::free_job_index(int32_t j) {
   rack_index_[j].clear();
 }
 
-// The last pending task of `index`'s group for `place`, or -1 (callers check the group's bit
-// first: set, the group holds a never-launched task). The group's end moves down past tasks no
-// longer pending, so each is skipped once.
+// The last never-launched task of `index`'s group for `place`, or -1 (callers check the group's
+// bit first: set, the group may hold one). The group's end moves down past launched tasks, so
+// each is skipped once.
 template <bool kPrefetchRun>
 int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
   auto& groups = index.groups;
@@ -598,9 +599,18 @@ int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
   auto it = groups.begin() + std::ptrdiff_t(lo);
   for (; it->end > it->begin; --it->end) {
     const int32_t t = index.tasks[size_t(it->end - 1)];
-    // (a launch reads the task's run record next: its load overlaps the state's)
-    if constexpr (kPrefetchRun) __builtin_prefetch(&task_rt_[size_t(t)]);
-    if (task_state_[size_t(t)] == kPending) return t;
+    if (map_launched(t)) continue;
+    if constexpr (kPrefetchRun) {
+      __builtin_prefetch(&task_rt_[size_t(t)], 1);  // (a launch writes it next)
+      // whether t is the group's last never-launched map, from the few entries below it (on the
+      // cache line at hand): then its launch clears the group's bit, which would otherwise cost
+      // a lookup that finds nothing (an undecided answer, false, only leaves the bit as a hint)
+      int32_t k = it->end - 2;
+      const int32_t stop = std::max(it->begin, it->end - 9);
+      while (k >= stop && map_launched(index.tasks[size_t(k)])) --k;
+      found_last_ = k < it->begin;
+    }
+    return t;
   }
   return -1;
 }
@@ -648,7 +658,7 @@ bool Sim::fits(int32_t task, int32_t node, int slot_type) const {
 }
 
 int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
-  auto pending = [&](int32_t t) { return task_state_[t] == kPending; };
+  auto pending = [&](int32_t t) { return task_rt_[t].state == kPending; };
   auto& rq = requeued_[kMap][job];
   if (!rq.empty()) {
     while (!rq.empty() && !pending(rq.front())) { rq.erase(rq.begin()); --requeued_map_entries_; }
@@ -660,7 +670,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   if (fresh_map_on_node(job, node)) {
     const int32_t t = take_local<true>(node_index_[job], node);
     if (t >= 0) {
-      found_local_ = {t, node};  // (its launch there, usually next, need not look at its replicas)
+      found_ = {t, node, job, kNodeLocal, found_last_};  // (for its launch there, usually next)
       return t;
     }
     clear_node_bit(job, node);  // every task of the group launched: the hint is cleared
@@ -669,7 +679,11 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
     const int32_t rack = cluster_.rack[node];
     if (fresh_map_on_rack(job, rack)) {
       const int32_t t = take_local<true>(rack_index_[job], rack);
-      if (t >= 0) return t;
+      // (rack-local: none of the node's never-launched maps was left, so it has no replica there)
+      if (t >= 0) {
+        found_ = {t, node, job, kRackLocal, found_last_};
+        return t;
+      }
       clear_rack_bit(job, rack);  // (likewise)
     }
   }
@@ -689,11 +703,11 @@ bool Sim::has_local_map(int32_t job, int32_t node, Locality max_level) { return 
 
 int32_t Sim::find_reduce(int32_t job) {
   auto& rq = requeued_[kReduce][job];
-  while (!rq.empty() && task_state_[rq.front()] != kPending) rq.erase(rq.begin());
+  while (!rq.empty() && task_rt_[rq.front()].state != kPending) rq.erase(rq.begin());
   if (!rq.empty()) return rq.front();
   int32_t& c = fresh_cursor_[kReduce][job];
   const int32_t end = static_cast<int32_t>(wl_.task_begin[job + 1]);
-  while (c < end && task_state_[c] != kPending) ++c;
+  while (c < end && task_rt_[c].state != kPending) ++c;
   return c < end ? c : -1;
 }
 
@@ -701,19 +715,30 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   if (task < 0 || static_cast<size_t>(task) >= wl_.n_tasks()) throw std::logic_error("launch: no such task");
   if (node < 0 || node >= n_nodes()) throw std::logic_error("launch: no such node");
   TaskRun& tr = task_rt_[size_t(task)];
-  const int32_t job = tr.job;
-  const int stage = tr.stage;
+  // A never-launched map that the place index just found for this node (found_, set for an active
+  // job): pending, with no attempt yet, its job and locality known. Its run record is then
+  // written without being read first, and its replicas are not read.
+  const bool fresh = found_.task == task && found_.node == node && !map_launched(task);
+  int32_t job, last_attempt;
+  int stage;
+  uint8_t state;
+  uint16_t running;
+  if (fresh) {
+    job = found_.job; stage = kMap; state = kPending; last_attempt = -1; running = 0;
+  } else {
+    job = tr.job; stage = tr.stage; state = tr.state; last_attempt = tr.last_attempt; running = tr.running;
+  }
   if (slot_type < 0) slot_type = stage;
   if (!jobs_[job].submitted) throw std::logic_error("launch: job not yet submitted");
-  if (task_state_[task] == kDone) throw std::logic_error("launch: task already finished");
-  if (task_state_[task] == kActive && !speculative) throw std::logic_error("launch: task already running (use a speculative attempt)");
+  if (state == kDone) throw std::logic_error("launch: task already finished");
+  if (state == kActive && !speculative) throw std::logic_error("launch: task already running (use a speculative attempt)");
   if (nodes_[node].down) throw std::logic_error("launch: node " + std::to_string(node) + " is down");
   if (!fits(task, node, slot_type)) throw std::logic_error("launch: node " + std::to_string(node) + " has no free slot of that type");
   if (slots != 1) {
     if (slots < 1 || slots > 255 || slot_model_ != SlotModel::Typed) throw std::logic_error("launch: slots must be 1, or 2..255 on typed slots");
     if (free_slots(node, slot_type) < slots) throw std::logic_error("launch: node " + std::to_string(node) + " has fewer than " + std::to_string(slots) + " free slots of that type");
   }
-  if (tr.running == std::numeric_limits<uint16_t>::max()) throw std::logic_error("launch: a task has at most 65535 running attempts");
+  if (running == std::numeric_limits<uint16_t>::max()) throw std::logic_error("launch: a task has at most 65535 running attempts");
 
   stalled_since_ = kNaN;
   const int64_t a = static_cast<int64_t>(attempts_.size());
@@ -723,7 +748,7 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   at.node = node;
   at.start = now_;
   at.status = kRunning;
-  at.locality = found_local_.task == task && found_local_.node == node ? kNodeLocal : locality(task, node);
+  at.locality = fresh ? found_.locality : locality(task, node);
   at.slot_type = static_cast<uint8_t>(slot_type);
   at.speculative = speculative ? 1 : 0;
   at.slots = static_cast<uint8_t>(slots);
@@ -731,22 +756,30 @@ int64_t Sim::launch(int32_t task, int32_t node, int slot_type, bool speculative,
   at.job = job;
   int32_t orig_node = -1;
   if (speculative)
-    for (int64_t o = tr.last_attempt; o >= 0; o = attempts_[o].prev_same_task)
+    for (int64_t o = last_attempt; o >= 0; o = attempts_[o].prev_same_task)
       if (attempts_[o].status == kRunning) { orig_node = attempts_[o].node; break; }
-  if (tr.last_attempt < 0 && stage == kMap && --unlaunched_maps_[job] == 0) clear_job_bits(job);
-  at.prev_same_task = tr.last_attempt;
+  if (last_attempt < 0 && stage == kMap) {
+    launched_maps_[size_t(task) >> 6] |= 1ULL << (task & 63);
+    if (--unlaunched_maps_[job] == 0) {
+      clear_job_bits(job);
+    } else if (fresh && found_.last) {  // its group has no other never-launched map
+      if (found_.locality == kNodeLocal) clear_node_bit(job, node);
+      else clear_rack_bit(job, cluster_.rack[node]);
+    }
+  }
+  at.prev_same_task = last_attempt;
   tr.last_attempt = static_cast<int32_t>(a);
 
   JobState& js = jobs_[job];
   job_changed(job);
-  if (task_state_[task] == kPending) {
-    task_state_[task] = kActive;
+  if (state == kPending) {
+    tr.state = kActive;
     js.pending[stage]--;
     js.running[stage]++;
     total_pending_[stage]--;
     total_running_[stage]++;
   }
-  tr.running++;
+  tr.running = uint16_t(running + 1);
   js.running_attempts[stage]++;
   user_running_[2 * wl_.user[job] + stage]++;
   if (speculative) { spec_running_[2 * job + stage]++; ++spec_running_total_; }
@@ -902,9 +935,9 @@ void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
   const int32_t task = at.task, job = at.job;
   const int stage = at.stage;
   if (jobs_[job].ended) return;  // its job was ended by the caller: nothing to re-run
-  if (task_state_[task] == kActive && task_rt_[task].running == 0) {
+  if (task_rt_[task].state == kActive && task_rt_[task].running == 0) {
     // the task lost its only attempt: it is pending again and is re-run first
-    task_state_[task] = kPending;
+    task_rt_[task].state = kPending;
     jobs_[job].running[stage]--;
     jobs_[job].pending[stage]++;
     total_running_[stage]--;
@@ -1009,7 +1042,7 @@ bool Sim::map_output_needed(int32_t job) const {
   const JobState& js = jobs_[job];
   if (js.pending[kReduce] > 0) return true;
   for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
-    if (task_state_[t] != kActive) continue;
+    if (task_rt_[t].state != kActive) continue;
     for (int64_t a = task_rt_[t].last_attempt; a >= 0; a = attempts_[a].prev_same_task) {
       const double copy_end = Sim::copy_end(a);
       if (attempts_[a].status == kRunning && (std::isnan(copy_end) || copy_end > now_)) return true;
@@ -1021,7 +1054,7 @@ bool Sim::map_output_needed(int32_t job) const {
 // Reduces of `job` still copying cannot finish their copy: they wait for the lost maps' re-runs.
 void Sim::stall_copies(int32_t job) {
   for (int64_t t = wl_.task_begin[job] + wl_.n_maps[job]; t < wl_.task_begin[job + 1]; ++t) {
-    if (task_state_[t] != kActive) continue;
+    if (task_rt_[t].state != kActive) continue;
     for (int64_t a = task_rt_[t].last_attempt; a >= 0; a = attempts_[a].prev_same_task) {
       Attempt& at = attempts_[a];
       double& copy_end = copy_end_of(a);
@@ -1085,7 +1118,7 @@ void Sim::detect(int32_t node) {
     ++lost_outputs_;
     JobState& js = jobs_[job];
     job_changed(job);
-    task_state_[task] = kPending;
+    task_rt_[task].state = kPending;
     js.done[kMap]--;
     remaining_[kMap]++;
     count_ready_reduces(job);
@@ -1140,7 +1173,7 @@ void Sim::attempt_end(int64_t a) {
       release(o);
     }
   JobState& js = jobs_[job];
-  task_state_[task] = kDone;
+  task_rt_[task].state = kDone;
   js.running[stage]--;
   js.done[stage]++;
   remaining_[stage]--;
@@ -1219,7 +1252,7 @@ void Sim::submit(int32_t j) {
   if (!sched_.accepts(*this, j)) {  // refused: it ends now, failed, none of its tasks counted
     js.ended = kFailed;
     js.finish = now_;
-    for (int64_t t = wl_.task_begin[j]; t < wl_.task_begin[j + 1]; ++t) task_state_[t] = kDone;
+    for (int64_t t = wl_.task_begin[j]; t < wl_.task_begin[j + 1]; ++t) task_rt_[t].state = kDone;
     --unfinished_jobs_;
     if (!child_begin_.empty()) release_children(j);
     return;
@@ -1693,17 +1726,17 @@ void Sim::end_job(int32_t job, uint8_t status, bool keep_attempts) {
     js.reduces_counted = false;
   }
   for (int64_t t = wl_.task_begin[job]; t < wl_.task_begin[job + 1]; ++t) {
-    if (task_state_[t] == kDone) continue;
+    if (task_rt_[t].state == kDone) continue;
     const int stage = wl_.task_stage[t];
     remaining_[stage]--;
-    if (task_state_[t] == kPending) {
+    if (task_rt_[t].state == kPending) {
       js.pending[stage]--;
       total_pending_[stage]--;
     } else {
       js.running[stage]--;
       total_running_[stage]--;
     }
-    task_state_[t] = kDone;  // (no longer to run: the finders skip it)
+    task_rt_[t].state = kDone;  // (no longer to run: the finders skip it)
     if (keep_attempts) continue;
     for (int64_t a = task_rt_[t].last_attempt; a >= 0; a = attempts_[a].prev_same_task) {
       Attempt& at = attempts_[a];
