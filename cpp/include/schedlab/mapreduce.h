@@ -21,6 +21,7 @@
 // it is; JobState::ready holds it for every job.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -28,6 +29,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -454,6 +456,7 @@ class Sim {
   SimResult collect(bool last);  // last (the end of run()): the attempt records are freed as they are converted
   void note_result_extras(int64_t a, int32_t orig_node, double speed);
   void place_replicas();
+  void draw_replicas(const std::vector<std::vector<int32_t>>& rack_nodes, int replicas);  // (place_replicas)
   void build_job_index(int32_t job);
   template <class F>
   void call_scheduler(F&& f);  // runs one scheduler callback, timing it when measure_overhead is set
@@ -504,9 +507,26 @@ class Sim {
   }
   const int64_t* wl_rep_begin_ = nullptr;  // the workload's replica_begin, or null (drawn)
   const int32_t* rep_node_ = nullptr;
-  std::vector<int32_t> drawn_rep_node_;
+  std::unique_ptr<int32_t[]> drawn_rep_node_;
   std::vector<int64_t> map_base_;  // per job: map tasks of the jobs before it (drawn replicas)
   int64_t rep_per_map_ = 0;
+  // Drawn replicas are written on replica_drawer_'s thread on large workloads (see
+  // place_replicas), job by job: the tasks below tasks_drawn_ have theirs. Readers of a task's
+  // replicas wait for them.
+  std::atomic<int64_t> tasks_drawn_{0};
+  mutable int64_t tasks_drawn_seen_ = 0;  // (the simulation's last reading of tasks_drawn_)
+  struct Drawer {  // the thread, asked to stop and joined when the simulation goes
+    std::atomic<bool> stop{false};
+    std::thread thread;
+    ~Drawer() {
+      stop.store(true, std::memory_order_relaxed);
+      if (thread.joinable()) thread.join();
+    }
+  } replica_drawer_;  // (declared after the array it writes: joined before it goes)
+  void await_replicas(int64_t task_end) const {  // the replicas of the tasks below task_end are drawn
+    if (task_end > tasks_drawn_seen_) await_replicas_slow(task_end);
+  }
+  void await_replicas_slow(int64_t task_end) const;
 
   std::vector<JobState> jobs_;
   // Per task, what a launch and an attempt's end read and write, in one record (one cache miss

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 
 namespace schedlab::mr {
@@ -37,6 +38,8 @@ constexpr size_t kRecordBlock = size_t(1) << 15;
 // blocks ahead of the launches
 constexpr size_t kBackgroundPopulateBytes = size_t(64) << 20;
 constexpr size_t kPopulateAhead = 16;
+// workloads whose drawn replicas reach this many draw them on a thread of their own
+constexpr size_t kBackgroundReplicas = size_t(1) << 20;
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -380,12 +383,12 @@ void Sim::place_replicas() {
   if (wl_.has_replicas()) {
     wl_rep_begin_ = wl_.replica_begin.data();
     rep_node_ = wl_.replica_node.data();
+    tasks_drawn_seen_ = int64_t(wl_.n_tasks());
     return;
   }
   const int32_t n = n_nodes();
   std::vector<std::vector<int32_t>> rack_nodes(cluster_.n_racks);
   for (int32_t i = 0; i < n; ++i) rack_nodes[cluster_.rack[i]].push_back(i);
-  Random rng(seed_, 1);
   const int r = std::min(opt_.replication, n);
   rep_per_map_ = std::min(r, 1024);  // (each map gets exactly that many below)
   map_base_.assign(wl_.n_jobs(), 0);
@@ -394,11 +397,28 @@ void Sim::place_replicas() {
     map_base_[j] = maps;
     maps += wl_.n_maps[j];
   }
-  auto& rep_node = drawn_rep_node_;
-  rep_node.reserve(static_cast<size_t>(rep_per_map_) * size_t(maps));
+  const size_t n_reps = static_cast<size_t>(rep_per_map_) * size_t(maps);
+  drawn_rep_node_.reset(new int32_t[std::max<size_t>(n_reps, 1)]);  // (written once: not zeroed first)
+  rep_node_ = drawn_rep_node_.get();
+  // On large workloads the drawing (and the kernel's zeroing of its pages) runs on a thread of
+  // its own while the run starts: a job's replicas are read from its submission on (its place
+  // index, locality), by then long drawn; await_replicas() waits for them otherwise.
+  if (n_reps >= kBackgroundReplicas) {
+    replica_drawer_.thread = std::thread([this, r, rack_nodes = std::move(rack_nodes)] { draw_replicas(rack_nodes, r); });
+  } else {
+    draw_replicas(rack_nodes, r);
+    tasks_drawn_seen_ = int64_t(wl_.n_tasks());
+  }
+}
+
+// Job by job, each job's maps in order; the tasks below tasks_drawn_ have theirs.
+void Sim::draw_replicas(const std::vector<std::vector<int32_t>>& rack_nodes, int r) {
+  const int32_t n = n_nodes();
+  Random rng(seed_, 1);
+  int32_t* out = drawn_rep_node_.get();
   int32_t chosen[1024];
-  for (size_t t = 0; t < wl_.n_tasks(); ++t) {
-    if (wl_.task_stage[t] == kMap) {
+  for (size_t j = 0; j < wl_.n_jobs() && !replica_drawer_.stop.load(std::memory_order_relaxed); ++j) {
+    for (int64_t t = wl_.task_begin[j], end = t + wl_.n_maps[j]; t < end; ++t) {
       int k = 0;
       auto taken = [&](int32_t x) { return std::find(chosen, chosen + k, x) != chosen + k; };
       chosen[k++] = static_cast<int32_t>(rng.below(n));
@@ -429,10 +449,14 @@ void Sim::place_replicas() {
         do { pick = static_cast<int32_t>(rng.below(n)); } while (taken(pick));
         chosen[k++] = pick;
       }
-      rep_node.insert(rep_node.end(), chosen, chosen + k);
+      out = std::copy(chosen, chosen + k, out);
     }
+    tasks_drawn_.store(wl_.task_begin[j + 1], std::memory_order_release);
   }
-  rep_node_ = rep_node.data();
+}
+
+void Sim::await_replicas_slow(int64_t task_end) const {
+  while ((tasks_drawn_seen_ = tasks_drawn_.load(std::memory_order_acquire)) < task_end) std::this_thread::yield();
 }
 
 template <class PlaceOf>
@@ -514,6 +538,7 @@ void Sim::build_job_index(int32_t j) {
   unplaced_maps_[j] = unplaced;
   unplaced_active_jobs_ += unplaced;
   unlaunched_maps_[j] = wl_.n_maps[j];
+  await_replicas(e);
   build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
   build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; });
 
@@ -616,6 +641,7 @@ int32_t Sim::take_local(PlaceIndex& index, int32_t place) {
 }
 
 Locality Sim::locality(int32_t task, int32_t node) const {
+  await_replicas(int64_t(task) + 1);
   const RepRange reps = rep_range(task);
   if (task_rt_[size_t(task)].stage != kMap || reps.lo == reps.hi) return kNoLocality;
   bool rack = false;
@@ -628,6 +654,7 @@ Locality Sim::locality(int32_t task, int32_t node) const {
 }
 
 const std::vector<int32_t>& Sim::replicas_of(int32_t task, std::vector<int32_t>& scratch) const {
+  await_replicas(int64_t(task) + 1);
   const RepRange reps = rep_range(task);
   scratch.assign(rep_node_ + reps.lo, rep_node_ + reps.hi);
   return scratch;
