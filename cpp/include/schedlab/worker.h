@@ -123,8 +123,8 @@ class Scheduler {
   // then reads the probe's job from the entry, in the queue it just scanned, instead of from the
   // probe's record, a cache miss when the probe was queued long ago).
   virtual const QueueEntry* pick_entry(Sim& sim, int32_t w, bool short_only);
-  // The task a request for `job` from worker w gets, or -1 for a no-op reply. *clone is set to
-  // true when the task handed out is a second copy of a running task.
+  // The task a request for `job` from worker w gets (a task of `job`), or -1 for a no-op reply.
+  // *clone is set to true when the task handed out is a second copy of a running task.
   virtual int32_t choose_task(Sim& sim, int32_t w, int32_t job, bool* clone);
   // Whether the probe stays queued after its request got a task (sticky probing).
   virtual bool keep_probe(Sim&, int32_t /*w*/, int32_t /*probe*/) { return false; }
@@ -273,7 +273,7 @@ class Sim {
   };
   void serve(int32_t w);
   // p: the probe served, at position pos of w's queue (or -1: none)
-  void launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone);
+  void launch(int32_t w, int32_t p, int32_t pos, int32_t job, int32_t task, bool clone);
   // The entry at position pos of w's queue if it still holds probe p, just picked there, else
   // nullptr (the scheduler moved the queue meanwhile): the engine reaches a picked probe through
   // its entry, not through a lookup by id.
@@ -294,12 +294,11 @@ class Sim {
   // time of the next window to queue
   double idle_windows(double next);
   [[noreturn]] void throw_never_finish() const;
-  // What a launch of task t reads of the per-task columns: its state, duration and job.
+  // What a launch of task t reads of the per-task columns: its state and duration.
   void prefetch_task(size_t t) const {
     if (t >= wl_.n_tasks()) return;
     __builtin_prefetch(task_sc_.data() + 2 * t);
     if (work_) __builtin_prefetch(work_ + t);
-    __builtin_prefetch(wl_.task_job.data() + t);
   }
   // A cache prefetch of worker w's queue array when on the heap (reads w's record).
   void prefetch_queue(int32_t w) const {

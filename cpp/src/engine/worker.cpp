@@ -467,7 +467,7 @@ void Sim::serve(int32_t w) {
     q_.push_ordered_later(now_ + 2.0 * opt_.network_delay, kRankNoop, kNoop, static_cast<uint32_t>(w));
     return;
   }
-  launch(w, p, pos, task, clone);
+  launch(w, p, pos, job, task, clone);
 }
 
 QueueEntry* Sim::picked_entry(int32_t w, int32_t pos, int32_t p) {
@@ -482,9 +482,10 @@ void Sim::drop_picked(int32_t w, int32_t pos, int32_t p) {
     drop_probe(w, p);  // (the scheduler moved its queue meanwhile)
 }
 
-void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t task, bool clone) {
+// `job`: the job of the probe served, whose task it is (choose_task's contract): not read from the
+// task's column, a cache miss when the job's tasks are launched far apart.
+void Sim::launch(int32_t w, int32_t p, int32_t pos, int32_t job, int32_t task, bool clone) {
   Rec& s = recs_[w];
-  const int32_t job = wl_.task_job[task];
   const double t0 = now_ + 2.0 * opt_.network_delay;
   const double d = sched_.task_duration(*this, w, task, clone);
   const int64_t a = new_attempt(task, w, t0, d + t0, clone);
