@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <vector>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -54,17 +55,24 @@ inline void populate_memory(const void* data, size_t bytes) {
 // (contents and results are those of a run without it). The room is [base, base + bytes); the
 // writer reports how far it has written with advance(); the thread stays at most `ahead` bytes
 // past that, so a run that stops early (a time limit) faults in little it never writes.
+// Several arrays written in step (columns of `items` rows each, of their own row sizes) are
+// followed as one: positions are then counted in rows.
 class PagePopulator {
  public:
+  struct Column {
+    const void* base;
+    size_t row_bytes;
+  };
   PagePopulator() = default;
   PagePopulator(const PagePopulator&) = delete;
   PagePopulator& operator=(const PagePopulator&) = delete;
   ~PagePopulator() { stop(); }
 
-  void start(const void* base, size_t bytes, size_t block, size_t ahead) {
+  void start(const void* base, size_t bytes, size_t block, size_t ahead) { start({{base, 1}}, bytes, block, ahead); }
+  void start(std::vector<Column> columns, size_t items, size_t block, size_t ahead) {
     stop();
-    base_ = static_cast<const char*>(base);
-    bytes_ = bytes;
+    columns_ = std::move(columns);
+    bytes_ = items;
     block_ = block;
     ahead_ = ahead;
     written_.store(0, std::memory_order_relaxed);
@@ -72,7 +80,7 @@ class PagePopulator {
     thread_ = std::thread([this] { work(); });
   }
   bool running() const { return thread_.joinable(); }
-  // The writer has written the first `bytes` of the room.
+  // The writer has written the first `bytes` of the room (the first rows of the columns).
   void advance(size_t bytes) {
     if (!running()) return;
     written_.store(bytes, std::memory_order_relaxed);
@@ -101,14 +109,14 @@ class PagePopulator {
       }
       const size_t n = std::min(block_, target - done);
       lock.unlock();
-      populate_memory(base_ + done, n);
+      for (const Column& c : columns_) populate_memory(static_cast<const char*>(c.base) + done * c.row_bytes, n * c.row_bytes);
       done += n;
       lock.lock();
     }
   }
 
-  const char* base_ = nullptr;
-  size_t bytes_ = 0, block_ = 0, ahead_ = 0;
+  std::vector<Column> columns_;
+  size_t bytes_ = 0, block_ = 0, ahead_ = 0;  // (in rows for columns)
   std::atomic<size_t> written_{0};
   bool stop_ = false;  // (guarded by mutex_)
   std::mutex mutex_;

@@ -313,6 +313,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
     jobs_[j].slowstart_maps = std::min(m, std::max(need, opt_.slowstart > 0 ? 1 : 0));
   }
   task_rt_.reserve(nt);
+  populate_memory(task_rt_.data(), nt * sizeof(TaskRun));  // (one call, not a fault per page)
   for (size_t t = 0; t < nt; ++t) task_rt_.push_back({-1, wl_.task_job[t], 0, wl_.task_stage[t], kPending});
   attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
   if (attempts_.capacity() * sizeof(Attempt) >= kBackgroundPopulateBytes)
@@ -1836,15 +1837,33 @@ SimResult Sim::collect(bool last) {
   r.att_node.reserve(na); r.att_start.reserve(na); r.att_finish.reserve(na);
   r.att_status.reserve(na); r.att_locality.reserve(na); r.att_slot.reserve(na);
   r.att_speculative.reserve(na); r.att_slot_type.reserve(na);
+  auto& copy_end = r.att_extra["copy_end"];
+  if (!dense_copy_end_) copy_end.reserve(na);
+  // On large runs the columns' pages are faulted in by a thread of their own, a few blocks ahead
+  // of the conversion below (as the attempt records' are during the run).
+  auto column = [](const auto& v) { return PagePopulator::Column{v.data(), sizeof(v[0])}; };
+  std::vector<PagePopulator::Column> columns = {column(r.att_node), column(r.att_start), column(r.att_finish),
+                                                column(r.att_status), column(r.att_locality), column(r.att_slot),
+                                                column(r.att_speculative), column(r.att_slot_type)};
+  if (!dense_copy_end_) columns.push_back(column(copy_end));
+  size_t row_bytes = 0;
+  for (const auto& c : columns) row_bytes += c.row_bytes;
+  PagePopulator column_pages;
+  if (na * row_bytes >= kBackgroundPopulateBytes) column_pages.start(columns, na, kRecordBlock, kPopulateAhead * kRecordBlock);
   // At the end of a run (`last`) the records are released block by block as they are converted,
   // so that the columns (32 bytes per attempt) never coexist with all the records (64).
   for (size_t b = 0; b < na; b += kRecordBlock) {
     const size_t e = std::min(na, b + kRecordBlock);
-    // this block's part of each column faulted in by one call per column, not a fault per page
-    // (block by block: the records converted so far are given back as the columns grow)
+    // this block's part of each column faulted in (by column_pages's thread, or here by one call
+    // per column), not a fault per page (block by block: the records converted so far are given
+    // back as the columns grow)
     auto populate = [&](const auto& column) { populate_memory(column.data() + b, (e - b) * sizeof(column[0])); };
-    populate(r.att_node); populate(r.att_start); populate(r.att_finish); populate(r.att_status);
-    populate(r.att_locality); populate(r.att_slot); populate(r.att_speculative); populate(r.att_slot_type);
+    if (column_pages.running()) {
+      column_pages.advance(b);
+    } else {
+      populate(r.att_node); populate(r.att_start); populate(r.att_finish); populate(r.att_status);
+      populate(r.att_locality); populate(r.att_slot); populate(r.att_speculative); populate(r.att_slot_type);
+    }
     for (size_t a = b; a < e; ++a) {
       const Attempt& at = attempts_[a];
       r.att_node.push_back(at.node); r.att_start.push_back(at.start);
@@ -1856,11 +1875,10 @@ SimResult Sim::collect(bool last) {
     if (last) release_memory(attempts_.data() + b, (e - b) * sizeof(Attempt));
   }
   if (last) std::vector<Attempt>().swap(attempts_);
-  auto& copy_end = r.att_extra["copy_end"];
   if (dense_copy_end_) {
     copy_end = std::move(reduce_copy_end_);
   } else {
-    copy_end.reserve(na);
+    column_pages.advance(na);
     copy_end.assign(na, kNaN);
     for (size_t i = 0; i < reduce_attempts_.size(); ++i) copy_end[size_t(reduce_attempts_[i])] = reduce_copy_end_[i];
   }
