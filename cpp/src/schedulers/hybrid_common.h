@@ -90,7 +90,8 @@ class HybridScheduler : public Scheduler {
   const std::vector<int64_t>& clear_prefix(int32_t copy);
   // scratch (reused, no allocation per event once warm)
   std::vector<int32_t> targets_, round2_, empties_;
-  std::vector<std::pair<double, int32_t>> heap_;
+  // LWL's water-filling: the candidate workers (waiting time, id) and those that took tasks
+  std::vector<std::pair<double, int32_t>> cand_, filled_;
   // counters
   double stolen_ = 0, steal_tries_ = 0, steals_ = 0, sticky_ = 0;
   double r1_probes_ = 0, r1_rejected_ = 0, r2_probes_ = 0, r2_rejected_ = 0, fallback_ = 0, lwl_jobs_ = 0,

@@ -45,22 +45,6 @@ inline int select_bit(uint64_t x, int64_t k) {
   for (; skip > 0; --skip) b &= b - 1;
   return 8 * byte + __builtin_ctzll(b);
 }
-// Moves entry i of the binary heap h down to its place, `above(x, y)` saying whether x belongs
-// above y (the replacement of a heap's top in one pass, where a pop and a push would take two).
-template <class Above>
-inline void sift_down(std::vector<std::pair<double, int32_t>>& h, size_t i, Above above) {
-  const size_t n = h.size();
-  const std::pair<double, int32_t> x = h[i];
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && above(h[c + 1], h[c])) ++c;
-    if (!above(h[c], x)) break;
-    h[i] = h[c];
-    i = c;
-  }
-  h[i] = x;
-}
 }  // namespace
 
 void HybridScheduler::init(Sim& sim) {
@@ -226,28 +210,29 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
   } else {
     // greedy water-filling on (estimated waiting time, worker id)
     ++lwl_fill_;
-    // Only the `left` first entries in (waiting time, id) order can get a task: each pop hands out
-    // at least one, and an entry is popped only after every entry before it. They are selected
-    // while the entries are made: entries go to a buffer only if they precede its threshold, and a
-    // full buffer keeps its `left` first entries (nth_element, linear) and takes the last of them
-    // as the threshold, which then rejects most workers by one comparison. A bounded heap would
-    // instead sift on each entry taken in, on comparisons a branch predictor cannot foresee.
+    // Only the `left` first entries in (waiting time, id) order can get a task: each turn hands
+    // out at least one, and an entry takes its turn only after every entry before it. They are
+    // selected while the entries are made: entries go to a buffer only if they precede its
+    // threshold, and a full buffer keeps its `left` first entries (nth_element, linear) and takes
+    // the last of them as the threshold, which then rejects most workers by one comparison. A
+    // bounded heap would instead sift on each entry taken in, on comparisons a branch predictor
+    // cannot foresee.
     const int32_t left0 = T - static_cast<int32_t>(empties_.size());
     const size_t keep = static_cast<size_t>(left0);
     const size_t cap = std::max<size_t>(2 * keep, keep + 64);
     constexpr double kInf = std::numeric_limits<double>::infinity();
     using Entry = std::pair<double, int32_t>;
     Entry thr(kInf, std::numeric_limits<int32_t>::max());  // entries must precede it
-    heap_.clear();
+    cand_.clear();
     auto shrink = [&] {
-      std::nth_element(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(keep - 1), heap_.end());
-      thr = heap_[keep - 1];
-      heap_.resize(keep);
+      std::nth_element(cand_.begin(), cand_.begin() + static_cast<std::ptrdiff_t>(keep - 1), cand_.end());
+      thr = cand_[keep - 1];
+      cand_.resize(keep);
     };
     auto offer = [&](double v, int32_t w) {
       if (!(Entry(v, w) < thr)) return;
-      heap_.emplace_back(v, w);
-      if (heap_.size() == cap) shrink();
+      cand_.emplace_back(v, w);
+      if (cand_.size() == cap) shrink();
     };
     bool any = false;
     // A worker's estimated waiting time, or infinity if its queue is empty (it never gets in),
@@ -278,8 +263,8 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
       const double v = waiting(u);
       if (v < thr.first && !blacklisted(u)) {
         any = true;
-        heap_.emplace_back(v, u);
-        if (heap_.size() == cap) shrink();
+        cand_.emplace_back(v, u);
+        if (cand_.size() == cap) shrink();
       }
     }
     for (int32_t w : empties_) {
@@ -289,23 +274,31 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
     }
     if (!any)  // every general worker is blacklisted: the blacklist is ignored
       for (int32_t w = first_general_; w < W_; ++w) offer(qlen_[w], w);
-    if (heap_.size() > keep) shrink();
-    // A min-heap: the least entry takes tasks while its waiting time stays at most the least
-    // of the others' (a child of the top's), then goes back down with its new waiting time.
-    auto cmp = std::greater<std::pair<double, int32_t>>();
+    if (cand_.size() > keep) shrink();
+    // The least entry in (waiting time, id) order takes tasks while its waiting time stays at
+    // most the least of the others', then goes back with its new waiting time. The entries are
+    // taken from two sorted runs: the selected workers, sorted once, and those that took tasks, in
+    // the order they took them, which is sorted too: a worker's new waiting time exceeds the next
+    // entry's by at most one estimate, and the next worker's exceeds it by at least one (an equal
+    // waiting time is put in place by id). The lesser of the two first entries is the least entry,
+    // as a heap would give it, without a heap's sifts.
+    std::sort(cand_.begin(), cand_.end());
+    filled_.clear();
+    size_t ia = 0, ib = 0;
     int32_t left = left0;
-    std::make_heap(heap_.begin(), heap_.end(), cmp);
     while (left > 0) {
-      auto [v, w] = heap_.front();
-      const size_t n = heap_.size();
-      const double next = n > 2 ? std::min(heap_[1].first, heap_[2].first) : n > 1 ? heap_[1].first : kInf;
+      const bool from_sorted = ia < cand_.size() && (ib == filled_.size() || cand_[ia] < filled_[ib]);
+      auto [v, w] = from_sorted ? cand_[ia++] : filled_[ib++];
+      double next = kInf;  // the least waiting time of the others (none: the worker takes them all)
+      if (ia < cand_.size()) next = cand_[ia].first;
+      if (ib < filled_.size()) next = std::min(next, filled_[ib].first);
       do {
         targets_.push_back(w);
         v += est;
         --left;
-      } while (left > 0 && (n == 1 || v <= next));
-      heap_.front() = {v, w};
-      sift_down(heap_, 0, std::less<std::pair<double, int32_t>>());
+      } while (left > 0 && v <= next);
+      filled_.emplace_back(v, w);
+      for (size_t j = filled_.size() - 1; j > ib && filled_[j] < filled_[j - 1]; --j) std::swap(filled_[j], filled_[j - 1]);
     }
   }
   for (int32_t w : targets_) {
