@@ -1,6 +1,7 @@
 // The background page populator (huge_pages.h): it faults pages in without touching their
 // contents, follows its writer, stops at once when asked; and a MapReduce run large enough to
-// populate its attempt records in the background runs every task once.
+// populate its attempt records in the background runs every task once. The MapReduce engine's
+// replicas drawn on a thread of their own are those drawn inline.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -39,10 +40,11 @@ TEST(PagePopulator, StopsWhileWaitingAndRestarts) {
 }
 
 namespace {
-// 1,100 jobs of 1,000 one-second maps each: 1.1 M attempt records, 70 MB, populated in the background
-Workload many_maps() {
+// 1,100 jobs of 1,000 one-second maps each: 1.1 M attempt records, 70 MB, populated in the
+// background (and 3.3 M replicas, drawn on a thread of their own)
+Workload many_maps(int jobs = 1100) {
   Workload w;
-  for (int j = 0; j < 1100; ++j) {
+  for (int j = 0; j < jobs; ++j) {
     w.submit_time.push_back(double(j));
     for (int m = 0; m < 1000; ++m) {
       w.task_job.push_back(j);
@@ -82,5 +84,28 @@ TEST(PagePopulator, LargeRunFinishesEveryTaskOnce) {
   for (size_t a = 0; a < cut.att_task.size(); ++a) {
     ASSERT_EQ(cut.att_task[a], full.att_task[a]);
     ASSERT_EQ(cut.att_start[a], full.att_start[a]);
+  }
+}
+
+// 1,100 jobs draw their 3.3 M replicas on a thread; their first 10 alone draw theirs inline, from
+// the same stream: the same replicas, read through locality() (which waits for the drawing).
+TEST(PagePopulator, ReplicasDrawnOnAThreadAreThoseDrawnInline) {
+  const Cluster c = Cluster::uniform(500, 10, 4, 0);
+  const Workload big = many_maps(), small = many_maps(10);
+  auto s1 = mr::make_scheduler("fifo", {}), s2 = mr::make_scheduler("fifo", {});
+  mr::Sim threaded(c, big, *s1, mr::Options{}, 7), inline_(c, small, *s2, mr::Options{}, 7);
+  int node_local = 0;
+  for (int32_t t = 0; t < 10000; t += 13)
+    for (int32_t n = 0; n < 500; n += 3) {
+      ASSERT_EQ(threaded.locality(t, n), inline_.locality(t, n)) << t << " " << n;
+      node_local += threaded.locality(t, n) == kNodeLocal;
+    }
+  EXPECT_GT(node_local, 0);
+  // the last job's maps: three distinct replicas each
+  std::vector<int32_t> reps;
+  for (int32_t t = int32_t(big.n_tasks()) - 1000; t < int32_t(big.n_tasks()); ++t) {
+    threaded.replicas_of(t, reps);
+    ASSERT_EQ(reps.size(), 3u);
+    EXPECT_TRUE(reps[0] != reps[1] && reps[1] != reps[2] && reps[0] != reps[2]);
   }
 }

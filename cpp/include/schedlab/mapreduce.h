@@ -609,7 +609,7 @@ class Sim {
   // and its locality there (node-local in the node's group, else rack-local); see launch().
   struct {
     int32_t task = -1, node = -1, job = -1;
-    uint8_t locality = kNodeLocal;
+    Locality locality = kNodeLocal;
     bool last = false;  // the last never-launched map of its group
   } found_;
   bool found_last_ = false;  // take_local<true>'s answer found the last never-launched map of its group
