@@ -389,13 +389,14 @@ void Sim::deliver(int32_t d) {
   const uint8_t flags = job_long_[job] ? kProbeLong : 0;
   // targets are read by index: serving may trigger sends that grow deliveries_
   const size_t n = deliveries_[d].targets.size();
-  // The targets are random workers: their records, queues and probe slots are fetched a few
-  // probes ahead, so that the cache misses of consecutive probes overlap.
+  // The targets are random workers: their records are fetched a few probes ahead, so that the
+  // cache misses of consecutive probes overlap, and their queue arrays (located through the
+  // records) two probes ahead: a record fetched only a probe before has seldom arrived yet.
   constexpr size_t kAhead = 4;
   for (size_t i = 0; i < n && i < kAhead; ++i) prefetch_worker(deliveries_[d].targets[i]);
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) prefetch_worker(deliveries_[d].targets[i + kAhead]);
-    if (i + 1 < n) prefetch_queue(deliveries_[d].targets[i + 1]);
+    if (i + 2 < n) prefetch_queue(deliveries_[d].targets[i + 2]);
     const int32_t w = deliveries_[d].targets[i];
     const int32_t p = alloc_probe(w);
     append(w, p, job, flags);
