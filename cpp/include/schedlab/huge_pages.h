@@ -52,11 +52,11 @@ inline void populate_memory(const void* data, size_t bytes) {
 // Faults in an array's reserved room on a thread of its own, a bounded distance ahead of the
 // writer, so that the kernel's zeroing of fresh pages runs on the machine's other core instead of
 // stalling the simulation. The thread touches no data: it only asks the kernel to fault pages in
-// (contents and results are those of a run without it). The room is [base, base + bytes); the
-// writer reports how far it has written with advance(); the thread stays at most `ahead` bytes
-// past that, so a run that stops early (a time limit) faults in little it never writes.
-// Several arrays written in step (columns of `items` rows each, of their own row sizes) are
-// followed as one: positions are then counted in rows.
+// (contents and results are those of a run without it). The room is one or more arrays written
+// in step, as columns of `rows` rows each (of their own row sizes; an array given by its bytes is
+// a column of one-byte rows); the writer reports how many rows it has written with advance(); the
+// thread stays at most `ahead` rows past that, so a run that stops early (a time limit) faults in
+// little it never writes. Sizes and positions below are in rows.
 class PagePopulator {
  public:
   struct Column {
@@ -69,10 +69,10 @@ class PagePopulator {
   ~PagePopulator() { stop(); }
 
   void start(const void* base, size_t bytes, size_t block, size_t ahead) { start({{base, 1}}, bytes, block, ahead); }
-  void start(std::vector<Column> columns, size_t items, size_t block, size_t ahead) {
+  void start(std::vector<Column> columns, size_t rows, size_t block, size_t ahead) {
     stop();
     columns_ = std::move(columns);
-    bytes_ = items;
+    rows_ = rows;
     block_ = block;
     ahead_ = ahead;
     written_.store(0, std::memory_order_relaxed);
@@ -80,10 +80,10 @@ class PagePopulator {
     thread_ = std::thread([this] { work(); });
   }
   bool running() const { return thread_.joinable(); }
-  // The writer has written the first `bytes` of the room (the first rows of the columns).
-  void advance(size_t bytes) {
+  // The writer has written the first `rows` rows.
+  void advance(size_t rows) {
     if (!running()) return;
-    written_.store(bytes, std::memory_order_relaxed);
+    written_.store(rows, std::memory_order_relaxed);
     cv_.notify_one();
   }
   // Ends the thread (before the room moves or is freed, and at the end of the run).
@@ -101,8 +101,8 @@ class PagePopulator {
   void work() {
     size_t done = 0;
     std::unique_lock<std::mutex> lock(mutex_);
-    while (!stop_ && done < bytes_) {
-      const size_t target = std::min(bytes_, written_.load(std::memory_order_relaxed) + ahead_);
+    while (!stop_ && done < rows_) {
+      const size_t target = std::min(rows_, written_.load(std::memory_order_relaxed) + ahead_);
       if (done >= target) {
         cv_.wait(lock, [&] { return stop_ || written_.load(std::memory_order_relaxed) + ahead_ > done; });
         continue;
@@ -116,7 +116,7 @@ class PagePopulator {
   }
 
   std::vector<Column> columns_;
-  size_t bytes_ = 0, block_ = 0, ahead_ = 0;  // (in rows for columns)
+  size_t rows_ = 0, block_ = 0, ahead_ = 0;
   std::atomic<size_t> written_{0};
   bool stop_ = false;  // (guarded by mutex_)
   std::mutex mutex_;
