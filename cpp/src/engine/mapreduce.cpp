@@ -1857,12 +1857,11 @@ SimResult Sim::collect(bool last) {
     // this block's part of each column faulted in (by column_pages's thread, or here by one call
     // per column), not a fault per page (block by block: the records converted so far are given
     // back as the columns grow)
-    auto populate = [&](const auto& column) { populate_memory(column.data() + b, (e - b) * sizeof(column[0])); };
     if (column_pages.running()) {
       column_pages.advance(b);
     } else {
-      populate(r.att_node); populate(r.att_start); populate(r.att_finish); populate(r.att_status);
-      populate(r.att_locality); populate(r.att_slot); populate(r.att_speculative); populate(r.att_slot_type);
+      for (const auto& c : columns)
+        populate_memory(static_cast<const char*>(c.base) + b * c.row_bytes, (e - b) * c.row_bytes);
     }
     for (size_t a = b; a < e; ++a) {
       const Attempt& at = attempts_[a];

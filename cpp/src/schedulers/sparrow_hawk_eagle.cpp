@@ -263,8 +263,7 @@ void HybridScheduler::place_long(Sim& sim, int32_t job) {
       const double v = waiting(u);
       if (v < thr.first && !blacklisted(u)) {
         any = true;
-        cand_.emplace_back(v, u);
-        if (cand_.size() == cap) shrink();
+        offer(v, u);
       }
     }
     for (int32_t w : empties_) {
