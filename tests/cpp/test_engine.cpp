@@ -339,6 +339,37 @@ TEST(Workload, RunChecksWhatCanHaveChanged) {
   }
 }
 
+// A workload given no estimates holds its work values once (the estimate shares them), and so do
+// its copies; writing a column, in any of them, gives that column values of its own. (Reads go
+// through const references: the non-const [] is a write.)
+TEST(Workload, EstimateSharesWorkUntilWritten) {
+  Workload w = make_workload({{0, {10, 20, 30}, {}}});
+  const Workload& cw = w;
+  ASSERT_FALSE(cw.work.per_block());
+  EXPECT_TRUE(cw.estimate.shares_values(cw.work));
+  Workload own = w;
+  const size_t shared_bytes = own.nbytes();
+  own.estimate[0] = 99;  // its own estimate from here: the work of both is untouched
+  EXPECT_EQ(own.nbytes(), shared_bytes + 3 * sizeof(double));
+  Workload c = w;
+  const Workload& cc = c;
+  EXPECT_TRUE(cc.work.shares_values(cw.work));
+  c.work[1] = 7;
+  EXPECT_EQ(cc.work[1], 7);
+  EXPECT_EQ(cc.estimate[1], 20);
+  EXPECT_EQ(cw.work[1], 20);
+  EXPECT_EQ(cw.estimate[1], 20);
+  EXPECT_EQ(static_cast<const Workload&>(own).work[1], 20);
+  EXPECT_EQ(static_cast<const Workload&>(own).estimate[0], 99);
+  EXPECT_EQ(cw.estimate[0], 10);
+  EXPECT_FALSE(cc.work.shares_values(cc.estimate));
+  EXPECT_TRUE(cc.estimate.shares_values(cw.work));
+  EXPECT_TRUE(cw.estimate.shares_values(cw.work));
+  c.work.push_back(1);  // (push_back and reserve keep the reads in step with the moved values)
+  EXPECT_EQ(cc.work[3], 1);
+  EXPECT_EQ(cc.work[0], 10);
+}
+
 TEST(Registry, UnknownSchedulerAndParameter) {
   Cluster c = Cluster::uniform(1, 1, 1, 1);
   Workload w = make_workload({{0, {1}, {}}});

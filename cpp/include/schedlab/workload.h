@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,45 +24,49 @@ enum Stage : uint8_t { kMap = 0, kReduce = 1 };
 class TaskColumn {
  public:
   TaskColumn() = default;
-  TaskColumn(std::initializer_list<double> v) : v_(v) {}
-  TaskColumn(std::vector<double> v) : v_(std::move(v)) {}  // NOLINT: a vector is a column
+  TaskColumn(std::initializer_list<double> v) : TaskColumn(std::vector<double>(v)) {}
+  TaskColumn(std::vector<double> v) { set_values(std::move(v)); }  // NOLINT: a vector is a column
   TaskColumn& operator=(std::vector<double> v) {
-    v_ = std::move(v);
+    set_values(std::move(v));
     std::vector<double>().swap(blocks_);
     n_ = 0;
     return *this;
   }
   TaskColumn& operator=(std::initializer_list<double> v) { return *this = std::vector<double>(v); }
 
-  double operator[](size_t t) const { return blocks_.empty() ? v_[t] : blocks_[2 * size_t(job_[t]) + stage_[t]]; }
-  double& operator[](size_t t) {
-    expand();
-    return v_[t];
-  }
+  double operator[](size_t t) const { return blocks_.empty() ? data_[t] : blocks_[2 * size_t(job_[t]) + stage_[t]]; }
+  double& operator[](size_t t) { return own()[t]; }
   // column[t] for a task t of `job`'s `stage`, known to the caller: read without the task's job
   // and stage columns
   double of(size_t t, int32_t job, uint8_t stage) const {
-    return blocks_.empty() ? v_[t] : blocks_[2 * size_t(job) + stage];
+    return blocks_.empty() ? data_[t] : blocks_[2 * size_t(job) + stage];
   }
-  size_t size() const { return blocks_.empty() ? v_.size() : n_; }
+  size_t size() const { return blocks_.empty() ? (v_ ? v_->size() : 0) : n_; }
   bool empty() const { return size() == 0; }
   void push_back(double x) {
-    expand();
-    v_.push_back(x);
+    own().push_back(x);
+    data_ = v_->data();
   }
   void reserve(size_t n) {
-    expand();
-    v_.reserve(n);
+    own().reserve(n);
+    data_ = v_->data();
   }
   void assign(size_t n, double x) { *this = std::vector<double>(n, x); }
 
   // One value per (job, stage): block 2j + s holds every task of job j's stage s.
   bool per_block() const { return !blocks_.empty(); }
   const std::vector<double>& blocks() const { return blocks_; }
-  const std::vector<double>& values() const { return v_; }  // one per task (empty in the per-block form)
+  // one per task (empty in the per-block form)
+  const std::vector<double>& values() const {
+    static const std::vector<double> none;
+    return v_ ? *v_ : none;
+  }
   // The same values one per task (a copy), and the bytes it holds.
   std::vector<double> to_vector() const;
-  size_t nbytes() const { return (v_.capacity() + blocks_.capacity()) * sizeof(double); }
+  size_t nbytes() const { return ((v_ ? v_->capacity() : 0) + blocks_.capacity()) * sizeof(double); }
+  // Whether its values per task are the very array `o` holds (a copy of a column shares them
+  // until one of the two is written): their bytes are held once.
+  bool shares_values(const TaskColumn& o) const { return v_ && v_ == o.v_; }
   // Makes it per-block when its values allow: each (job, stage) of `job`/`stage` (n tasks, of
   // `n_jobs` jobs) holds one value; whether it is per-block now. With `data` (n values), those
   // values are taken instead of the column's own, if they allow (else the column is unchanged).
@@ -69,7 +74,8 @@ class TaskColumn {
   // One value per (job, stage) given (2 x jobs values, block 2j + s for job j's stage s) for n
   // tasks; bound to the workload's job and stage columns by Workload::finalize.
   void set_blocks(std::vector<double> blocks, size_t n) {
-    std::vector<double>().swap(v_);
+    v_.reset();
+    data_ = nullptr;
     if (n == 0 || blocks.empty()) {  // (no tasks: an empty column)
       std::vector<double>().swap(blocks_);
       n_ = 0;
@@ -87,7 +93,22 @@ class TaskColumn {
 
  private:
   void expand();  // back to one value per task
-  std::vector<double> v_;
+  void set_values(std::vector<double> v) {
+    v_ = std::make_shared<std::vector<double>>(std::move(v));
+    data_ = v_->data();
+  }
+  // The values per task, its own to write: expanded from the per-block form, and copied first
+  // when another column shares them.
+  std::vector<double>& own() {
+    expand();
+    if (!v_) set_values({});
+    else if (v_.use_count() > 1) set_values(*v_);
+    return *v_;
+  }
+  // One value per task, shared by copies of the column until one of them writes (a workload's
+  // estimate, given no values of its own, is its work column); data_ is its first value.
+  std::shared_ptr<std::vector<double>> v_;
+  const double* data_ = nullptr;
   std::vector<double> blocks_;
   size_t n_ = 0;  // tasks, in the per-block form
   const int32_t* job_ = nullptr;

@@ -17,7 +17,7 @@ void fill(V& v, size_t n, typename V::value_type x) {
 }  // namespace
 
 std::vector<double> TaskColumn::to_vector() const {
-  if (blocks_.empty()) return v_;
+  if (blocks_.empty()) return values();
   std::vector<double> out(n_);
   for (size_t t = 0; t < n_; ++t) out[t] = (*this)[t];
   return out;
@@ -32,8 +32,8 @@ void TaskColumn::expand() {
 bool TaskColumn::compact(const int32_t* job, const uint8_t* stage, size_t n, size_t n_jobs, const double* data) {
   if (!blocks_.empty()) return true;
   if (!data) {
-    if (v_.size() != n) return false;
-    data = v_.data();
+    if (size() != n) return false;
+    data = data_;
   }
   if (n == 0 || n_jobs == 0) return false;
   std::vector<double> blocks(2 * n_jobs, 0.0);
@@ -49,7 +49,8 @@ bool TaskColumn::compact(const int32_t* job, const uint8_t* stage, size_t n, siz
       return false;
     }
   }
-  std::vector<double>().swap(v_);
+  v_.reset();
+  data_ = nullptr;
   blocks_ = std::move(blocks);
   n_ = n;
   bind(job, stage);
@@ -61,7 +62,8 @@ void TaskColumn::fill(const int32_t* job, const uint8_t* stage, size_t n, size_t
     *this = std::vector<double>(n, x);
     return;
   }
-  std::vector<double>().swap(v_);
+  v_.reset();
+  data_ = nullptr;
   blocks_.assign(2 * n_jobs, x);
   n_ = n;
   bind(job, stage);
@@ -73,7 +75,12 @@ size_t Workload::nbytes() const {
   add(submit_time); add(user); add(queue); add(weight); add(deadline); add(priority); add(task_begin); add(n_maps);
   add(task_job); add(task_stage); add(replica_begin); add(replica_node); add(eligible_begin); add(eligible_node);
   add(parent_begin); add(parent_job); add(dag);
-  for (const TaskColumn* c : {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory}) b += c->nbytes();
+  const TaskColumn* cols[] = {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory};
+  for (size_t i = 0; i < 6; ++i) {
+    bool counted = false;  // (values shared with a column before it are counted there)
+    for (size_t k = 0; k < i; ++k) counted |= cols[i]->shares_values(*cols[k]);
+    b += counted ? cols[i]->blocks().capacity() * sizeof(double) : cols[i]->nbytes();
+  }
   return b;
 }
 
@@ -93,7 +100,7 @@ void Workload::finalize() {
   const bool blocks_ok = task_job.size() == nt && task_stage.size() == nt;
   for (TaskColumn* c : {&work, &estimate, &input_bytes, &output_bytes, &vcores, &memory})
     if (blocks_ok) c->compact(task_job.data(), task_stage.data(), nt, nj);
-  if (estimate.empty()) estimate = work;
+  if (estimate.empty()) estimate = work;  // (shares work's values: no copy)
   auto fill_column = [&](TaskColumn& c, double x) {
     if (!c.empty()) return;
     if (blocks_ok) c.fill(task_job.data(), task_stage.data(), nt, nj, x);

@@ -223,14 +223,15 @@ class Workload:
                 if gather is None:
                     gather = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
                 cols[k] = v[gather]
-        # (per job and stage: a stage without tasks holds 0, as when the core packs a per-task column)
-        empty = np.stack([maps, counts - maps], 1) == 0
-        cols = {k: np.where(empty, 0.0, v) if v.ndim == 2 else v for k, v in cols.items()}
+        if any(v.ndim == 2 for v in cols.values()):
+            # (per job and stage: a stage without tasks holds 0, as when the core packs a per-task column)
+            empty = np.stack([maps, counts - maps], 1) == 0
+            cols = {k: np.where(empty, 0.0, v) if v.ndim == 2 else v for k, v in cols.items()}
         n = len(order)
-        tcols = {"job": np.repeat(np.arange(n, dtype=np.int32), counts),
-                 # maps then reduces of each job: 0 repeated n_maps times, 1 repeated n_reduces times
-                 "stage": np.repeat(np.tile(np.array([0, 1], np.uint8), n), np.stack([maps, counts - maps], 1).ravel()),
-                 **cols}
+        tcols = {"job": np.repeat(np.arange(n, dtype=np.int32), counts), **cols}
+        if n_maps is not None:  # (without it every task is a map: the core's default stage)
+            # maps then reduces of each job: 0 repeated n_maps times, 1 repeated n_reduces times
+            tcols["stage"] = np.repeat(np.tile(np.array([0, 1], np.uint8), n), np.stack([maps, counts - maps], 1).ravel())
         return cls._build(jobs, order, submit, edges, tcols, name, source)
 
     @classmethod
@@ -465,8 +466,10 @@ def _default_dag_column(j, key):
 
 def _native_columns(native):
     j, t = native.columns()
-    return ({k: np.array(v) for k, v in j.items() if k not in _DERIVED_JOB_COLUMNS},
-            {k: np.array(v) for k, v in t.items()})
+    tasks = {k: np.array(v) for k, v in t.items()
+             # (an estimate that is the work column itself is left out: the rebuilt one shares it too)
+             if not (k == "estimate" and np.shares_memory(v, t["work"]))}
+    return {k: np.array(v) for k, v in j.items() if k not in _DERIVED_JOB_COLUMNS}, tasks
 
 
 def _rebuild_workload(columns, job_ids, job_meta, user_labels, queue_labels, name, dag_labels=None):

@@ -1,6 +1,8 @@
 """The workload's per-task columns held one value per (job, stage) when their values allow: the
 same arrays read back, the same schedules, fewer bytes; and the read-only mapping that
 ``native().columns()`` returns for the task columns."""
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -39,8 +41,13 @@ def test_block_columns_read_back_the_same_values_in_fewer_bytes():
     np.testing.assert_array_equal(np.asarray(t["estimate"]), tasks["work"])  # estimate defaults to work
     np.testing.assert_array_equal(np.asarray(t["vcores"]), np.ones(12))
     np.testing.assert_array_equal(np.asarray(t["memory"]), np.full(12, 1024.0))
-    # the noisy workload keeps its work per task; every other column is per (job, stage)
-    assert noisy.native().nbytes - wl.native().nbytes == 2 * 12 * 8 - 2 * 6 * 8  # work and estimate
+    # the noisy workload keeps its work per task (its estimate shares those values); every other
+    # column is per (job, stage), the other workload's work and estimate too
+    assert noisy.native().nbytes - wl.native().nbytes == 12 * 8 - 2 * 6 * 8
+    # an estimate of its own is held apart
+    own = sl.Workload.from_job_blocks(noisy.jobs[["job_id", "submit_time"]], [4, 2, 6],
+                                      {**noisy_tasks, "estimate": noisy_tasks["work"] * 2}, n_maps=[3, 2, 4])
+    assert own.native().nbytes - noisy.native().nbytes == 12 * 8
     # a large workload of that kind: about 5 bytes per task (job id and stage)
     n = 20_000
     big = sl.Workload.from_job_blocks(pd.DataFrame({"job_id": [0, 1], "submit_time": [0.0, 1.0]}),
@@ -106,3 +113,12 @@ def test_run_guard_reads_block_columns_as_it_reads_per_task_ones():
         b = guard.estimate(cluster, per_task, engine, {}, {})
         for k in a:
             assert a[k] == pytest.approx(b[k], rel=1e-12), (engine, k)
+
+
+def test_an_estimate_that_is_the_work_stays_shared_through_pickling():
+    noisy, _ = _blocks_workload(per_task_noise=True)
+    back = pickle.loads(pickle.dumps(noisy))
+    assert back.native().nbytes == noisy.native().nbytes
+    _, t = back.native().columns()
+    assert np.shares_memory(np.asarray(t["estimate"]), np.asarray(t["work"]))
+    pd.testing.assert_frame_equal(back.tasks, noisy.tasks)
