@@ -300,13 +300,14 @@ class Sim {
     __builtin_prefetch(task_sc_.data() + 2 * t);
     if (work_) __builtin_prefetch(work_ + t);
   }
-  // A cache prefetch of worker w's queue array when on the heap (reads w's record).
+  // A cache prefetch of worker w's queue array when on the heap. Whether it is comes from
+  // heap_q_, not from w's record: most queues are in their records, and reading a record
+  // fetched only an instant before would wait for memory for nothing.
   void prefetch_queue(int32_t w) const {
+    if (!heap_q_[w]) return;
     const Rec& qa = recs_[w];
-    if (qa.on_heap) {
-      __builtin_prefetch(qa.heap + qa.first);
-      __builtin_prefetch(qa.heap + qa.n);
-    }
+    __builtin_prefetch(qa.heap + qa.first);
+    __builtin_prefetch(qa.heap + qa.n);
   }
   int32_t alloc_probe(int32_t w);
   void free_probe(int32_t p);
@@ -331,6 +332,7 @@ class Sim {
   // has_long_work per worker, kept apart from the worker records: Eagle's probing reads it for
   // every probe, on random workers (one byte each instead of a record's cache line)
   std::vector<uint8_t> long_work_;
+  std::vector<uint8_t> heap_q_;  // per worker: its record's on_heap (written where append changes it)
   std::vector<LongRun> long_run_;  // long_run(w): written where exec_long changes
   // Probes: each worker owns kOwnProbes ids (w x kOwnProbes + i), free or not as its record says
   // (such a probe is found by its id in the queue it is in: the engine itself reaches probes

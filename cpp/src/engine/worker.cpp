@@ -213,6 +213,7 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   n_workers_ = W;
   recs_.reset(new Rec[static_cast<size_t>(W)]);
   long_work_.assign(W, 0);
+  heap_q_.assign(W, 0);
   long_run_.assign(W, LongRun{0.0, -1.0});
   susp_.assign(W, Suspension{});
 
@@ -320,6 +321,7 @@ void Sim::append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc) {
     shared(p) = SharedProbe{w, pos};
   }
   qa.push_back(QueueEntry{p * 8 + flags, job, acc});
+  heap_q_[w] = qa.on_heap;  // (clear() and grow() above are where it changes)
   hint_probe_ = p;
   hint_flags_ = flags;
   if (flags & kProbeLong) {

@@ -65,9 +65,16 @@ class HybridScheduler : public Scheduler {
   // shared and never change: a worker holds the id of one, and a new copy is made only when the
   // bitmap changed since the last. Round 2 works out a copy's running counts of clear general
   // workers once, on first use.
+  struct ClearRanks {
+    std::vector<int64_t> prefix;  // per bitmap word: the clear general workers before it (and the total)
+    // per block of kRankBlock ranks: the word holding the block's first clear general worker,
+    // from which the word holding a rank in the block is at most a step or two away
+    std::vector<int32_t> hint;
+    static constexpr int kRankBlock = 8;
+  };
   struct BitmapCopy {
     std::vector<uint64_t> bits;
-    std::vector<int64_t> clear_prefix;  // empty until first used
+    ClearRanks clear;  // empty until first used
     int64_t refs = 0;
   };
   std::vector<BitmapCopy> copies_;
@@ -75,19 +82,19 @@ class HybridScheduler : public Scheduler {
   std::vector<int32_t> snap_copy_;   // per worker: its copy, -1 if none
   std::vector<double> snap_time_;
   int32_t current_copy_ = -1;        // a copy equal to the bitmap as it is now, -1 if none
-  std::vector<int64_t> no_copy_prefix_;  // round 2's counts when no probed worker holds a copy
+  ClearRanks no_copy_clear_;  // round 2's counts when no probed worker holds a copy
   void bitmap_changed() {
     release_copy(current_copy_);
     current_copy_ = -1;
   }
   void release_copy(int32_t c) {
     if (c >= 0 && --copies_[c].refs == 0) {
-      copies_[c].clear_prefix.clear();
+      copies_[c].clear.prefix.clear();
       free_copies_.push_back(c);
     }
   }
   uint64_t general_mask(size_t word) const;
-  const std::vector<int64_t>& clear_prefix(int32_t copy);
+  const ClearRanks& clear_ranks(int32_t copy);
   // scratch (reused, no allocation per event once warm)
   std::vector<int32_t> targets_, round2_, empties_;
   // LWL's water-filling: the candidate workers (waiting time, id) and those that took tasks

@@ -77,17 +77,26 @@ uint64_t HybridScheduler::general_mask(size_t word) const {
 }
 
 // Running counts, word by word, of the general workers clear in bitmap copy `copy` (-1: no copy,
-// every general worker counts as clear).
-const std::vector<int64_t>& HybridScheduler::clear_prefix(int32_t copy) {
-  std::vector<int64_t>& prefix = copy >= 0 ? copies_[copy].clear_prefix : no_copy_prefix_;
-  if (!prefix.empty()) return prefix;
+// every general worker counts as clear), and the word of every kRankBlock-th of them.
+const HybridScheduler::ClearRanks& HybridScheduler::clear_ranks(int32_t copy) {
+  ClearRanks& r = copy >= 0 ? copies_[copy].clear : no_copy_clear_;
+  if (!r.prefix.empty()) return r;
+  std::vector<int64_t>& prefix = r.prefix;
   const size_t words = bitmap_.size();
   prefix.assign(words + 1, 0);
   for (size_t k = 0; k < words; ++k) {
     const uint64_t clear = general_mask(k) & ~(copy >= 0 ? copies_[copy].bits[k] : 0ULL);
     prefix[k + 1] = prefix[k] + __builtin_popcountll(clear);
   }
-  return prefix;
+  const int64_t total = prefix.back();
+  r.hint.resize(static_cast<size_t>(total / ClearRanks::kRankBlock + 1));
+  size_t word = 0;
+  for (size_t b = 0; b < r.hint.size(); ++b) {
+    const int64_t k = static_cast<int64_t>(b) * ClearRanks::kRankBlock;
+    while (word + 1 < words && prefix[word + 1] <= k) ++word;
+    r.hint[b] = static_cast<int32_t>(word);
+  }
+  return r;
 }
 
 int64_t HybridScheduler::n_probes(Sim& sim, int32_t job, int64_t minimum) const {
@@ -148,7 +157,8 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
 
   // round 2: the short partition plus the general workers clear in the freshest bitmap copy
   const int32_t copy = fresh >= 0 ? snap_copy_[fresh] : -1;
-  const std::vector<int64_t>& prefix = clear_prefix(copy);
+  const ClearRanks& ranks = clear_ranks(copy);
+  const std::vector<int64_t>& prefix = ranks.prefix;
   const int64_t candidates = first_general_ + prefix.back();
   round2_.resize(static_cast<size_t>(missing));
   size_t accepted2 = 0;
@@ -160,15 +170,12 @@ void HybridScheduler::probe_short_sss(Sim& sim, int32_t job) {
     } else {
       // the (r - first_general)-th clear general bit
       const int64_t k = r - first_general_;
-      // the last word whose count before it is <= k (a search without branches: which way it
-      // goes is a coin toss to a branch predictor)
-      const int64_t* base = prefix.data();
-      for (size_t len = prefix.size(); len > 1;) {
-        const size_t half = len / 2;
-        base = base[half] <= k ? base + half : base;
-        len -= half;
-      }
-      const size_t word = static_cast<size_t>(base - prefix.data());
+      // the last word whose count before it is <= k: from the word of k's block, one step
+      // without a branch (whether it is taken is a coin toss to a branch predictor), then any
+      // further steps, seldom needed (only past words with fewer clear workers than a block)
+      size_t word = static_cast<size_t>(ranks.hint[static_cast<size_t>(k / ClearRanks::kRankBlock)]);
+      word += prefix[word + 1] <= k ? 1 : 0;
+      while (prefix[word + 1] <= k) ++word;
       const uint64_t clear = general_mask(word) & ~(copy >= 0 ? copies_[copy].bits[word] : 0ULL);
       w = static_cast<int32_t>(int64_t(word) * 64 + select_bit(clear, k - prefix[word]));
     }
