@@ -344,11 +344,13 @@ class Sim {
   // A worker's record, one aligned pair of cache lines: its state, its queue array's header, which
   // of its own probe ids are free and up to kInline queue entries. A short queue (the usual one) is all there; longer
   // queues move to the heap. A queue that empties goes back to the record (its heap block is kept
-  // for the next long spell), and a full record is compacted before the queue moves out. Probes
+  // for the next long spell), and a full record is compacted before the queue moves out (a full
+  // heap block before it grows, when at least half of it is removed probes). Probes
   // go to random workers: one record is all that a probe's arrival or a task's end fetches of its
   // worker.
   struct alignas(128) Rec {
     static constexpr int32_t kInline = 5;
+    static constexpr int32_t kFirstHeap = 64;  // entries of a first heap block (then x4)
     QueueEntry* heap = nullptr;  // the heap block (kept while the entries are inline again)
     int32_t n = 0;               // entries (holes included)
     int32_t first = 0;           // entries before it are holes
@@ -377,12 +379,14 @@ class Sim {
       data()[n++] = x;
     }
     void grow() {
-      if (!on_heap && heap_cap >= 2 * kInline) {
+      if (!on_heap && heap_cap >= kFirstHeap) {
         std::copy(inline_, inline_ + n, heap);
         on_heap = 1;
         return;
       }
-      const int32_t c = on_heap ? 2 * heap_cap : std::max(2 * kInline, heap_cap);
+      // (a queue that outgrows the record is often an overloaded worker's, which goes on
+      // growing: few large steps, each an allocation and a copy)
+      const int32_t c = on_heap ? 4 * heap_cap : std::max(kFirstHeap, heap_cap);
       QueueEntry* h = new QueueEntry[static_cast<size_t>(c)];
       std::copy(data(), data() + n, h);
       delete[] heap;

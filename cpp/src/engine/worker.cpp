@@ -297,7 +297,11 @@ void Sim::append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc) {
   Rec& qa = recs_[w];
   if (qa.qlen() == 0) {
     qa.clear();
-  } else if ((qa.holes > 8 && 2 * qa.holes > qa.n) || (qa.n == Rec::kInline && !qa.on_heap && qa.first + qa.holes > 0)) {
+  } else if ((qa.holes > 8 && 2 * qa.holes > qa.n) || (qa.n == qa.cap() && (qa.on_heap ? 2 * (qa.first + qa.holes) >= qa.n : qa.first + qa.holes > 0))) {
+    // (a full array is compacted instead of grown when it holds removed probes: the record's
+    // whenever it does, a heap block when they are at least half of it. A FIFO queue removes its
+    // head, so its array would otherwise grow by every probe it took since it last emptied, and a
+    // block's growth costs an allocation and a copy.)
     size_t k = 0;  // compaction: the probes move to the front, in order
     for (size_t i = qa.first; i < qa.size(); ++i)
       if (qa[i].live()) {
