@@ -350,7 +350,7 @@ class Sim {
   // worker.
   struct alignas(128) Rec {
     static constexpr int32_t kInline = 5;
-    static constexpr int32_t kFirstHeap = 64;  // entries of a first heap block (then x4)
+    static constexpr int32_t kFirstHeap = 128;  // entries of a first heap block (then x4)
     QueueEntry* heap = nullptr;  // the heap block (kept while the entries are inline again)
     int32_t n = 0;               // entries (holes included)
     int32_t first = 0;           // entries before it are holes
