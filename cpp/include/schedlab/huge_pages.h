@@ -80,6 +80,11 @@ class PagePopulator {
     thread_ = std::thread([this] { work(); });
   }
   bool running() const { return thread_.joinable(); }
+  // Faults in rows [first, first + n) of every column now, one call per column (what the thread
+  // does block by block; a writer without the thread calls it itself).
+  static void populate_rows(const std::vector<Column>& columns, size_t first, size_t n) {
+    for (const Column& c : columns) populate_memory(static_cast<const char*>(c.base) + first * c.row_bytes, n * c.row_bytes);
+  }
   // The writer has written the first `rows` rows.
   void advance(size_t rows) {
     if (!running()) return;
@@ -109,7 +114,7 @@ class PagePopulator {
       }
       const size_t n = std::min(block_, target - done);
       lock.unlock();
-      for (const Column& c : columns_) populate_memory(static_cast<const char*>(c.base) + done * c.row_bytes, n * c.row_bytes);
+      populate_rows(columns_, done, n);
       done += n;
       lock.lock();
     }

@@ -1857,12 +1857,8 @@ SimResult Sim::collect(bool last) {
     // this block's part of each column faulted in (by column_pages's thread, or here by one call
     // per column), not a fault per page (block by block: the records converted so far are given
     // back as the columns grow)
-    if (column_pages.running()) {
-      column_pages.advance(b);
-    } else {
-      for (const auto& c : columns)
-        populate_memory(static_cast<const char*>(c.base) + b * c.row_bytes, (e - b) * c.row_bytes);
-    }
+    if (column_pages.running()) column_pages.advance(b);
+    else PagePopulator::populate_rows(columns, b, e - b);
     for (size_t a = b; a < e; ++a) {
       const Attempt& at = attempts_[a];
       r.att_node.push_back(at.node); r.att_start.push_back(at.start);

@@ -466,9 +466,10 @@ def _default_dag_column(j, key):
 
 def _native_columns(native):
     j, t = native.columns()
+    work = t["work"]
     tasks = {k: np.array(v) for k, v in t.items()
              # (an estimate that is the work column itself is left out: the rebuilt one shares it too)
-             if not (k == "estimate" and np.shares_memory(v, t["work"]))}
+             if not (k == "estimate" and np.shares_memory(v, work))}
     return {k: np.array(v) for k, v in j.items() if k not in _DERIVED_JOB_COLUMNS}, tasks
 
 
