@@ -5,7 +5,11 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <optional>
 #include <stdexcept>
 
@@ -152,6 +156,30 @@ ParamValues to_values(const py::dict& d) {
 namespace {
 using schedlab::bindings::result_dict;
 using schedlab::bindings::to_values;
+
+// What a random load costs on the machine at hand: nanoseconds per load of a chain of dependent
+// loads (each address the previous load's value, so that nothing overlaps) through one random
+// cycle over `megabytes` of memory, the best of `repeats` chains. The engines wait mostly on
+// loads of this kind (a random worker's record, a task launched long ago), so their figures
+// follow it from machine to machine and, on a shared virtual machine, from hour to hour.
+double memory_latency_ns(double megabytes, int64_t loads, int64_t repeats) {
+  if (!(megabytes >= 0.01 && megabytes <= 65536)) throw std::invalid_argument("memory_latency_ns: megabytes must be in [0.01, 65536]");
+  if (loads < 1 || repeats < 1) throw std::invalid_argument("memory_latency_ns: loads and repeats must be at least 1");
+  const size_t n = std::max<size_t>(2, static_cast<size_t>(megabytes * 1048576.0 / sizeof(size_t)));
+  std::vector<size_t> next(n);
+  std::iota(next.begin(), next.end(), size_t{0});
+  std::mt19937_64 rng(12345);
+  for (size_t i = n - 1; i > 0; --i) std::swap(next[i], next[rng() % i]);  // Sattolo: one cycle
+  double best = INFINITY;
+  size_t x = 0;
+  for (int64_t r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < loads; ++i) x = next[x];
+    best = std::min(best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(loads));
+  }
+  if (x == n) throw std::logic_error("memory_latency_ns: unreachable");  // (keeps the chain)
+  return best;
+}
 
 py::dict spec_dict(const ParamSpec& s) {
   static const char* types[] = {"number", "integer", "boolean", "choice", "text"};
@@ -336,6 +364,15 @@ PYBIND11_MODULE(_core, m) {
         return before;
       },
       py::arg("scope"), "Runs started on this thread from now on are cancelled by cancel_runs(scope); returns the scope before.");
+  m.def(
+      "memory_latency_ns",
+      [](double megabytes, int64_t loads, int64_t repeats) {
+        py::gil_scoped_release release;
+        return memory_latency_ns(megabytes, loads, repeats);
+      },
+      py::arg("megabytes"), py::arg("loads") = 10000000, py::arg("repeats") = 3,
+      "Nanoseconds per load of a chain of dependent random loads through `megabytes` of memory, best "
+      "of `repeats` (bench/memory_latency.py): what the machine's memory costs the simulators.");
   m.def("engines", [] {
     py::list out;
     for (auto& e : engines()) {

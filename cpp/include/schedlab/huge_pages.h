@@ -1,10 +1,11 @@
 // Page advice for large arrays: release_memory gives a converted array's pages back while its data
 // moves elsewhere; populate_memory faults in, in one call, the pages an array is about to write.
-// The engine does not advise its arrays for transparent huge pages: on the
-// project machine (a virtual machine whose host takes back free guest memory in 8 MB blocks) a
+// The engine does not advise its arrays for transparent huge pages: on some machines of the
+// project's kind (virtual machines whose host takes back free guest memory in 8 MB blocks) a
 // fresh 2 MB page is mostly memory the host must supply again, and writing a new array cost
-// several times more CPU with the advice than in 4 KB pages (bench/bench_first_touch.cpp measures
-// both; docs/performance.md).
+// several times more CPU with the advice than in 4 KB pages; where a huge page costs no more, the
+// advice made no measurable difference to the runs (bench/bench_first_touch.cpp measures both;
+// docs/performance.md).
 #pragma once
 #include <atomic>
 #include <condition_variable>

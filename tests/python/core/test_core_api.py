@@ -283,3 +283,12 @@ def test_fingerprint_tells_apart_workloads_that_differ_only_in_ids_or_extra_colu
     renamed = sl.Workload.from_frames(jobs.assign(job_id=jobs["job_id"] + 100), tasks.assign(job_id=tasks["job_id"] + 100))
     tagged = sl.Workload.from_frames(jobs.assign(kind=["a", "b", "a", "b", "a"]), tasks)
     assert len({base.fingerprint(), renamed.fingerprint(), tagged.fingerprint()}) == 3
+
+
+def test_memory_latency_probe_answers_and_rejects_bad_arguments():
+    from schedlab import _core
+    ns = _core.memory_latency_ns(0.05, 20_000, 1)  # (a figure of the machine, not checked against any bound)
+    assert np.isfinite(ns) and ns > 0
+    for args in ((0.0,), (-1.0,), (float("nan"),), (1e9,), (1.0, 0), (1.0, 10, 0)):
+        with pytest.raises(ValueError, match="memory_latency_ns"):
+            _core.memory_latency_ns(*args)
