@@ -2,9 +2,11 @@
 // number is assigned at push time, so simultaneous events fire in the order they were created
 // and every run is deterministic.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace schedlab {
@@ -20,7 +22,7 @@ struct Event {
 class EventQueue {
  public:
   void push(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    push_slot(Slot{order_bits(time), take_seq(), kind, a, b});
+    push_slot(order_bits(time), take_seq(), kind, a, b);
   }
   // Sequence numbers step by `stride` (a power of two, set before the first push; default 1),
   // leaving stride - 1 free numbers before each one: push_at_seq() puts an event there, ordered
@@ -30,7 +32,7 @@ class EventQueue {
   uint64_t seq_stride() const { return stride_; }
   uint64_t next_seq() const { return next_seq_; }  // the sequence number of the next push
   void push_at_seq(double time, uint64_t seq, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    push_slot(Slot{order_bits(time), seq, kind, a, b});
+    push_slot(order_bits(time), seq, kind, a, b);
   }
   // Makes the next push's number a fresh stride ahead (numbers in between stay unused).
   void skip_seq() { next_seq_ += stride_; }
@@ -38,32 +40,32 @@ class EventQueue {
   // order). Lets an engine fix the relative order of its event classes at equal times; an
   // engine should use either this or push() for all its events.
   void push_ordered(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    push_slot(Slot{order_bits(time), (static_cast<uint64_t>(order) << 56) | take_seq(), kind, a, b});
+    push_slot(order_bits(time), (static_cast<uint64_t>(order) << 56) | take_seq(), kind, a, b);
   }
   // Like push(), for an event no earlier than every event pushed this way before (e.g. periodic
   // heartbeats, each pushed one interval after the one firing): such events need no heap, only
   // a FIFO lane that pop() merges with the heap by (time, sequence). The order is push()'s.
   void push_later(double time, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    const Slot s{order_bits(time), take_seq(), kind, a, b};
-    if (lane_size_ > 0 && s.when < lane_at(lane_size_ - 1).when) {
-      push_slot(s);  // not in order after all: the heap keeps it right
+    const uint64_t when = order_bits(time), seq = take_seq();
+    if (lane_size_ > 0 && when < lane_at(lane_size_ - 1).when) {
+      push_slot(when, seq, kind, a, b);  // not in order after all: the heap keeps it right
       return;
     }
     if (lane_size_ == lane_.size()) grow_lane();
-    lane_at(lane_size_++) = s;
+    lane_at(lane_size_++).set(when, seq, kind, a, b);
   }
   // push_ordered()'s order with push_later()'s lane: for an event whose (time, order) is usually
   // no earlier than that of the last event pushed this way (e.g. every event of one class pushed
   // a fixed delay after the current time). One that is earlier goes to the heap, so the order is
   // push_ordered()'s in every case.
   void push_ordered_later(double time, uint32_t order, uint32_t kind, uint32_t a = 0, uint64_t b = 0) {
-    const Slot s{order_bits(time), (static_cast<uint64_t>(order) << 56) | take_seq(), kind, a, b};
-    if (lane_size_ > 0 && key(s) < key(lane_at(lane_size_ - 1))) {
-      push_slot(s);
+    const uint64_t when = order_bits(time), seq = (static_cast<uint64_t>(order) << 56) | take_seq();
+    if (lane_size_ > 0 && key(when, seq) < key(lane_at(lane_size_ - 1))) {
+      push_slot(when, seq, kind, a, b);
       return;
     }
     if (lane_size_ == lane_.size()) grow_lane();
-    lane_at(lane_size_++) = s;
+    lane_at(lane_size_++).set(when, seq, kind, a, b);
   }
   bool empty() const { return heap_empty() && lane_size_ == 0; }
   size_t size() const { return early_.size() + radix_n_ + lane_size_; }
@@ -112,12 +114,12 @@ class EventQueue {
       if (!early_.empty()) refill_top(last);
       return event(s);
     }
-    std::vector<Slot>& b0 = buckets_[0];
+    Bucket& b0 = buckets_[0];
     const Slot s = b0.back();
-    b0.pop_back();
+    --b0.n;
     --radix_n_;
     second_valid_ = false;
-    if (b0.empty()) {
+    if (b0.n == 0) {
       nonempty_[0] &= ~uint64_t(1);
       if (radix_n_ > 0) pull();
     }
@@ -125,7 +127,7 @@ class EventQueue {
   }
   void clear() {
     early_.clear();
-    for (auto& b : buckets_) b.clear();
+    for (Bucket& b : buckets_) b.n = 0;
     for (uint64_t& m : nonempty_) m = 0;
     radix_n_ = 0;
     last_ = 0;
@@ -145,9 +147,20 @@ class EventQueue {
     uint64_t seq;
     uint32_t kind, a;
     uint64_t b;
+    // A push writes its fields one by one: a Slot built on the stack and copied would be read
+    // back in 16-byte halves straight after its narrower stores, which the store buffer cannot
+    // forward (a stall of some 15 cycles on every push).
+    void set(uint64_t when_, uint64_t seq_, uint32_t kind_, uint32_t a_, uint64_t b_) {
+      when = when_;
+      seq = seq_;
+      kind = kind_;
+      a = a_;
+      b = b_;
+    }
   };
   __extension__ typedef unsigned __int128 Key;
-  static Key key(const Slot& s) { return (Key(s.when) << 64) | s.seq; }
+  static Key key(uint64_t when, uint64_t seq) { return (Key(when) << 64) | seq; }
+  static Key key(const Slot& s) { return key(s.when, s.seq); }
   // The bits of a double, mapped so that unsigned order is numeric order (negatives reversed
   // below the positives; -0 is taken as +0, which it equals).
   static uint64_t order_bits(double t) {
@@ -178,7 +191,25 @@ class EventQueue {
   static constexpr int kDigitBits = 4, kDigitValues = 1 << kDigitBits;
   static constexpr int kBuckets = 1 + (128 / kDigitBits) * kDigitValues;
   static constexpr int kMaskWords = (kBuckets + 63) / 64;
-  std::vector<Slot> buckets_[kBuckets];
+  // A bucket's events are its first n slots; the slots past them are spare room (so that a push
+  // writes its event in place, and refiling reuses the room a pull emptied).
+  struct Bucket {
+    std::unique_ptr<Slot[]> slots;
+    uint32_t n = 0, room = 0;
+    Slot& back() { return slots[n - 1]; }
+    const Slot& back() const { return slots[n - 1]; }
+    Slot& append() {
+      if (n == room) grow();
+      return slots[n++];
+    }
+    void grow() {
+      room = room ? 2 * room : 16;
+      std::unique_ptr<Slot[]> wider(new Slot[room]);
+      std::copy(slots.get(), slots.get() + n, wider.get());
+      slots.swap(wider);
+    }
+  };
+  Bucket buckets_[kBuckets];
   uint64_t nonempty_[kMaskWords] = {};  // bit i: buckets_[i] is not empty
   size_t radix_n_ = 0;
   Key last_ = 0;
@@ -210,7 +241,11 @@ class EventQueue {
     return 0;
   }
   void file(const Slot& s, int i) {
-    buckets_[i].push_back(s);
+    buckets_[i].append() = s;
+    nonempty_[i >> 6] |= uint64_t(1) << (i & 63);
+  }
+  void file(int i, uint64_t when, uint64_t seq, uint32_t kind, uint32_t a, uint64_t b) {
+    buckets_[i].append().set(when, seq, kind, a, b);
     nonempty_[i >> 6] |= uint64_t(1) << (i & 63);
   }
   // The lowest non-empty bucket at or above `from` (some must be).
@@ -226,11 +261,13 @@ class EventQueue {
   // becomes last_, and that bucket's events are refiled below it.
   void pull() {
     const int i = lowest_bucket(1);
-    std::vector<Slot>& b = buckets_[i];
+    Bucket& bucket = buckets_[i];
+    const Slot* b = bucket.slots.get();
+    const size_t n = bucket.n;
     // the smallest key and the second smallest (every later bucket's keys are larger)
     size_t m = 0, m2 = 0;
     Key mk = key(b[0]), m2k = ~Key(0);
-    for (size_t k = 1; k < b.size(); ++k) {
+    for (size_t k = 1; k < n; ++k) {
       const Key kk = key(b[k]);
       if (kk < m2k) {
         if (kk < mk) {
@@ -245,16 +282,17 @@ class EventQueue {
       }
     }
     last_ = mk;
-    second_valid_ = b.size() > 1;
+    second_valid_ = n > 1;
     if (second_valid_) second_ = b[m2];
-    for (const Slot& s : b) file(s, bucket_of(key(s)));
-    b.clear();
+    for (size_t k = 0; k < n; ++k) file(b[k], bucket_of(key(b[k])));  // (all below bucket i)
+    bucket.n = 0;
     nonempty_[i >> 6] &= ~(uint64_t(1) << (i & 63));
     if (!second_valid_ && radix_n_ > 1) {  // the second is the least of the next bucket, if short
-      const std::vector<Slot>& nb = buckets_[lowest_bucket(1)];
-      if (nb.size() <= 8) {
+      const Bucket& next = buckets_[lowest_bucket(1)];
+      const Slot* nb = next.slots.get();
+      if (next.n <= 8) {
         const Slot* best = &nb[0];
-        for (size_t k = 1; k < nb.size(); ++k)
+        for (size_t k = 1; k < next.n; ++k)
           if (key(nb[k]) < key(*best)) best = &nb[k];
         second_ = *best;
         second_valid_ = true;
@@ -265,27 +303,27 @@ class EventQueue {
     if (lane_size_ == 0) return false;
     return heap_empty() || key(lane_[lane_head_]) < key(heap_min());
   }
-  void push_slot(const Slot& s) {
-    const Key k = key(s);
+  void push_slot(uint64_t when, uint64_t seq, uint32_t kind, uint32_t a, uint64_t b) {
+    const Key k = key(when, seq);
     if (radix_n_ == 0) {
       if (!early_.empty() && k < key(early_.front())) {
-        push_early(s);
+        push_early(Slot{when, seq, kind, a, b});
         return;
       }
       last_ = k;  // an empty radix heap starts from any key
-      file(s, 0);
+      file(0, when, seq, kind, a, b);
       ++radix_n_;
       return;
     }
     if (k < last_) {
-      push_early(s);
+      push_early(Slot{when, seq, kind, a, b});
       return;
     }
     if (second_valid_ ? k < key(second_) : radix_n_ == 1) {
-      second_ = s;
+      second_.set(when, seq, kind, a, b);
       second_valid_ = true;
     }
-    file(s, bucket_of(k));
+    file(bucket_of(k), when, seq, kind, a, b);
     ++radix_n_;
   }
   // early_: a 4-ary heap.
