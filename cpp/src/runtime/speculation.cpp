@@ -14,7 +14,6 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace schedlab::mr {
 namespace {
@@ -47,24 +46,80 @@ struct Running {
   bool alone;        // the task's only running attempt
 };
 
+// Finished-duration statistics of one job's stage per node, in a small open-addressing table: a
+// stage's attempts finish on few of the nodes, and its table goes when its job ends.
+class NodeStats {
+ public:
+  Stat& at(int32_t node) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    Entry& e = slots_[slot(node)];
+    if (e.node < 0) { e.node = node; ++used_; }
+    return e.stat;
+  }
+  const Stat* find(int32_t node) const {
+    if (slots_.empty()) return nullptr;
+    const Entry& e = slots_[slot(node)];
+    return e.node < 0 ? nullptr : &e.stat;
+  }
+  bool empty() const { return slots_.empty(); }
+  void clear() { std::vector<Entry>().swap(slots_); used_ = 0; }
+  // f(node, stat) for each node with statistics, in no particular order
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Entry& e : slots_)
+      if (e.node >= 0) f(e.node, e.stat);
+  }
+
+ private:
+  struct Entry {
+    int32_t node = -1;
+    Stat stat;
+  };
+  size_t slot(int32_t node) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = (uint32_t(node) * 2654435761u) & mask;
+    while (slots_[i].node >= 0 && slots_[i].node != node) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Entry> old(std::max<size_t>(8, 2 * slots_.size()));
+    old.swap(slots_);
+    for (const Entry& e : old)
+      if (e.node >= 0) slots_[slot(e.node)] = e;
+  }
+  std::vector<Entry> slots_;
+  size_t used_ = 0;
+};
+
 // The shared progress-rate estimation.
 class Estimator {
  public:
-  void init(const Sim& sim) {
+  // per_node: keep the statistics per node too (Hadoop's slow-tracker test reads them)
+  void init(const Sim& sim, bool per_node) {
     stats_.assign(2 * sim.workload().n_jobs(), Stat{});
-    node_stats_.clear();
-    tracker_means_.clear();
-    n_nodes_ = sim.n_nodes();
+    per_node_ = per_node;
+    node_stats_.assign(per_node ? stats_.size() : 0, NodeStats{});
+    tracker_means_.assign(per_node ? stats_.size() : 0, Stat{});
+    with_node_stats_.clear();
+    sweep_at_ = 64;
+    running_.clear();
+    seen_attempts_ = 0;
   }
   // Successful attempts feed the finished-duration statistics of their job and stage.
   void on_finished(const Sim& sim, int64_t a) {
     const Attempt& at = sim.attempt(a);
     if (at.status != kSucceeded) return;
     const auto& wl = sim.workload();
-    const int64_t key = 2 * int64_t(wl.task_job[at.task]) + wl.task_stage[at.task];
+    const int32_t job = wl.task_job[at.task];
+    const size_t key = 2 * size_t(job) + wl.task_stage[at.task];
     const double d = at.finish - at.start;
     stats_[key].add(d);
-    Stat& mine = node_stats_[key * n_nodes_ + at.node];
+    if (!per_node_) return;
+    if (node_stats_[key].empty()) {
+      with_node_stats_.push_back(key);
+      if (with_node_stats_.size() >= sweep_at_) sweep(sim);
+    }
+    Stat& mine = node_stats_[key].at(at.node);
     Stat& means = tracker_means_[key];
     if (mine.n > 0) means.remove(mine.mean());
     mine.add(d);
@@ -72,38 +127,54 @@ class Estimator {
   }
   // Mean and spread of the per-node mean durations of a job's stage (Hadoop's slow-tracker test).
   const Stat* tracker_means(int32_t job, int stage) const {
-    auto it = tracker_means_.find(2 * int64_t(job) + stage);
-    return it == tracker_means_.end() ? nullptr : &it->second;
+    const Stat& s = tracker_means_[2 * size_t(job) + stage];
+    return s.n > 0 ? &s : nullptr;
   }
   const Stat& finished(int32_t job, int stage) const { return stats_[2 * int64_t(job) + stage]; }
   const Stat* finished_on(int32_t job, int stage, int32_t node) const {
-    auto it = node_stats_.find((2 * int64_t(job) + stage) * n_nodes_ + node);
-    return it == node_stats_.end() ? nullptr : &it->second;
+    return node_stats_[2 * size_t(job) + stage].find(node);
   }
-  // Every running attempt of the cluster, with its estimates; `out` is reused between calls.
-  void snapshot(const Sim& sim, std::vector<Running>& out) const {
-    out.clear();
+  // Every running attempt of the cluster, with its estimates, in attempt order or (by_group) by
+  // job, stage and attempt; `out` is reused between calls. The running attempts are kept from one
+  // snapshot to the next in that order: those that ended drop out, and those launched since (their
+  // ids above every earlier one) are merged in, so a snapshot reads only the running attempts and
+  // sorts only the new ones. (An attempt runs from its launch until its status changes.)
+  void snapshot(const Sim& sim, std::vector<Running>& out, bool by_group) {
     const auto& wl = sim.workload();
+    auto running = [&](int64_t a) { return sim.attempt(a).status == kRunning; };
+    size_t kept = 0;
+    for (uint64_t k : running_)
+      if (running(int64_t(k & kAttemptBits))) running_[kept++] = k;
+    running_.resize(kept);
+    for (int64_t a = seen_attempts_; a < sim.n_attempts(); ++a)
+      if (running(a))
+        running_.push_back(by_group ? uint64_t(wl.task_job[sim.attempt(a).task]) << 32 |
+                                          uint64_t(wl.task_stage[sim.attempt(a).task]) << 31 | uint64_t(a)
+                                    : uint64_t(a));
+    seen_attempts_ = sim.n_attempts();
+    if (by_group) {
+      std::sort(running_.begin() + std::ptrdiff_t(kept), running_.end());
+      std::inplace_merge(running_.begin(), running_.begin() + std::ptrdiff_t(kept), running_.end());
+    }
+    out.clear();
     const double now = sim.now();
-    for (int32_t n = 0; n < sim.n_nodes(); ++n)
-      for (int64_t a : sim.attempts_on(n)) {
-        const Attempt& at = sim.attempt(a);
-        Running r;
-        r.attempt = a;
-        r.task = at.task;
-        r.job = wl.task_job[at.task];
-        r.stage = wl.task_stage[at.task];
-        r.node = at.node;
-        r.progress = sim.progress(a);
-        r.elapsed = now - at.start;
-        r.rate = r.elapsed > 0 ? r.progress / r.elapsed : 0.0;
-        r.time_left = r.rate > 0 ? (1.0 - r.progress) / r.rate : kInf;
-        r.est_end = r.progress > 0 ? at.start + r.elapsed / r.progress : kInf;
-        r.alone = sim.running_attempts(at.task) == 1;
-        out.push_back(r);
-      }
-    // deterministic order independent of the node lists' internal order
-    std::sort(out.begin(), out.end(), [](const Running& x, const Running& y) { return x.attempt < y.attempt; });
+    for (uint64_t k : running_) {
+      const int64_t a = int64_t(k & kAttemptBits);
+      const Attempt& at = sim.attempt(a);
+      Running r;
+      r.attempt = a;
+      r.task = at.task;
+      r.job = wl.task_job[at.task];
+      r.stage = wl.task_stage[at.task];
+      r.node = at.node;
+      r.progress = sim.progress(a);
+      r.elapsed = now - at.start;
+      r.rate = r.elapsed > 0 ? r.progress / r.elapsed : 0.0;
+      r.time_left = r.rate > 0 ? (1.0 - r.progress) / r.rate : kInf;
+      r.est_end = r.progress > 0 ? at.start + r.elapsed / r.progress : kInf;
+      r.alone = sim.running_attempts(at.task) == 1;
+      out.push_back(r);
+    }
   }
   static bool ran_on(const Sim& sim, int32_t task, int32_t node) {
     for (int64_t a = sim.last_attempt(task); a >= 0; a = sim.attempt(a).prev_same_task)
@@ -112,9 +183,27 @@ class Estimator {
   }
 
  private:
+  // Frees the per-node tables of ended jobs (no speculator asks about a job once it has ended).
+  void sweep(const Sim& sim) {
+    size_t kept = 0;
+    for (size_t key : with_node_stats_) {
+      if (std::isnan(sim.job(int32_t(key / 2)).finish)) with_node_stats_[kept++] = key;
+      else node_stats_[key].clear();
+    }
+    with_node_stats_.resize(kept);
+    sweep_at_ = std::max<size_t>(64, 2 * kept);
+  }
   std::vector<Stat> stats_;
-  std::unordered_map<int64_t, Stat> node_stats_, tracker_means_;
-  int64_t n_nodes_ = 0;
+  bool per_node_ = false;
+  std::vector<NodeStats> node_stats_;  // per job and stage (per_node_)
+  std::vector<Stat> tracker_means_;    // per job and stage: over its nodes' mean durations (per_node_)
+  std::vector<size_t> with_node_stats_;  // the job-and-stage keys with a per-node table
+  size_t sweep_at_ = 64;
+  // the running attempts as of the last snapshot, as sort keys: the attempt id in the low 31 bits,
+  // above it (by group) the stage and the job
+  static constexpr uint64_t kAttemptBits = (uint64_t(1) << 31) - 1;
+  std::vector<uint64_t> running_;
+  int64_t seen_attempts_ = 0;  // attempts launched before the last snapshot
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -130,8 +219,10 @@ double percentile(std::vector<double> v, double q) {
 class SpeculatorBase : public Speculator {
  public:
   void init(Sim& sim) override {
-    est_.init(sim);
+    est_.init(sim, per_node_stats());
     n_tasks_ = sim.workload().n_tasks();
+    group_at_.assign(2 * size_t(sim.workload().n_jobs()), 0);
+    groups_.clear();
   }
   void on_attempt_finished(Sim& sim, int64_t a) override { est_.on_finished(sim, a); }
   void finish(Sim&, SimResult& r) override {
@@ -147,6 +238,8 @@ class SpeculatorBase : public Speculator {
     double submitted;
     double value;
   };
+  // Whether the policy reads finished durations per node (Estimator::finished_on).
+  virtual bool per_node_stats() const { return false; }
   // May a request's copy run on `node`? (the original's node is excluded by place_requests)
   virtual bool eligible(const Sim&, int32_t /*node*/, const Request&) const { return true; }
 
@@ -201,13 +294,10 @@ class SpeculatorBase : public Speculator {
   void refresh(const Sim& sim, double ttl) {
     if (snap_time_ >= 0 && sim.now() - snap_time_ < ttl) return;
     snap_time_ = sim.now();
-    est_.snapshot(sim, snap_);
-    std::sort(snap_.begin(), snap_.end(), [](const Running& x, const Running& y) {
-      if (x.job != y.job) return x.job < y.job;
-      if (x.stage != y.stage) return x.stage < y.stage;
-      return x.attempt < y.attempt;
-    });
+    est_.snapshot(sim, snap_, true);  // (by job, stage and attempt)
+    for (size_t k : group_keys_) group_at_[k] = 0;
     groups_.clear();
+    group_keys_.clear();
     sorted_rates_.resize(snap_.size());
     for (size_t i = 0; i < snap_.size();) {
       size_t e = i;
@@ -219,14 +309,19 @@ class SpeculatorBase : public Speculator {
       }
       g.end = e;
       std::sort(sorted_rates_.begin() + i, sorted_rates_.begin() + e);
-      groups_.emplace(2 * int64_t(snap_[i].job) + snap_[i].stage, g);
+      groups_.push_back(g);
+      group_keys_.push_back(2 * size_t(snap_[i].job) + size_t(snap_[i].stage));
+      group_at_[group_keys_.back()] = int32_t(groups_.size());
       i = e;
     }
+    on_refresh(sim);
   }
+  // After a new snapshot: what a policy derives from it.
+  virtual void on_refresh(const Sim&) {}
   void invalidate() { snap_time_ = -1; }
   const Group* group(int32_t job, int stage) const {
-    auto it = groups_.find(2 * int64_t(job) + stage);
-    return it == groups_.end() ? nullptr : &it->second;
+    const int32_t g = group_at_[2 * size_t(job) + size_t(stage)];
+    return g == 0 ? nullptr : &groups_[size_t(g) - 1];
   }
   // q-quantile of the progress rates of a group's running attempts
   double rate_percentile(const Group& g, double q) const {
@@ -243,7 +338,11 @@ class SpeculatorBase : public Speculator {
 
   Estimator est_;
   std::vector<Running> snap_;
-  std::unordered_map<int64_t, Group> groups_;
+  // the snapshot's groups, in snap_'s order, found by job and stage through group_at_ (index + 1,
+  // 0: none)
+  std::vector<Group> groups_;
+  std::vector<size_t> group_keys_;  // per group: 2 x job + stage
+  std::vector<int32_t> group_at_;
   std::vector<double> sorted_rates_;
   double snap_time_ = -1;
   std::vector<Request> requests_;
@@ -274,6 +373,7 @@ class HadoopSpeculator : public SpeculatorBase {
     if (job_order_) speculate_ahead(sim, node);
   }
   void on_heartbeat(Sim& sim, int32_t node) override { speculate_on(sim, node); }
+  bool per_node_stats() const override { return true; }
 
   // Per node: whether it is a slow tracker (JobInProgress.isSlowTracker) for some active job's
   // maps or reduces.
@@ -345,26 +445,57 @@ class HadoopSpeculator : public SpeculatorBase {
     return spec / running >= spec_cap_;
   }
 
+  // Per group of the snapshot, whether it has a slow task, and its candidates: the attempts whose
+  // progress rate is below mean - threshold x std of the group's rates and whose progress is below
+  // 1, by time left, the longest first (the snapshot's order among equals). A lookup takes the
+  // first that the live tests pass, as a scan for the longest time left would.
+  void on_refresh(const Sim&) override {
+    slow_.assign(groups_.size(), Slow{});
+    candidates_.clear();
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      const Group& g = groups_[gi];
+      if (g.rates.n == 0) continue;
+      const double limit = g.rates.mean() - slow_task_ * g.rates.sd();
+      if (!(g.min_rate < limit)) continue;
+      Slow& sl = slow_[gi];
+      sl.slow = true;
+      sl.begin = uint32_t(candidates_.size());
+      for (size_t i = g.begin; i < g.end; ++i)
+        if (snap_[i].rate < limit && snap_[i].progress < 1) candidates_.push_back({time_left(snap_[i]), uint32_t(i)});
+      sl.end = uint32_t(candidates_.size());
+      std::stable_sort(candidates_.begin() + sl.begin, candidates_.begin() + sl.end,
+                       [](const Candidate& x, const Candidate& y) { return x.left > y.left; });
+    }
+  }
+
   int32_t find_speculative(Sim& sim, int32_t job, int stage, int32_t node) {
     if (sim.job(job).running[stage] == 0) return -1;
     refresh(sim, sim.heartbeat_interval());
     const Group* g = group(job, stage);
-    if (!g || g->rates.n == 0) return -1;
-    const double limit = g->rates.mean() - slow_task_ * g->rates.sd();
-    if (!(g->min_rate < limit)) return -1;  // no slow task
+    if (!g || !slow_[size_t(g - groups_.data())].slow) return -1;  // no slow task
     if (at_cap(sim, job, stage) || slow_tracker(job, stage, node)) return -1;
-    int32_t best = -1;
-    double best_left = -1;
-    for (size_t i = g->begin; i < g->end; ++i) {
-      const Running& r = snap_[i];
-      if (!(r.rate < limit) || r.progress >= 1 || sim.now() - sim.attempt(r.attempt).start < lag_) continue;
+    const Slow& sl = slow_[size_t(g - groups_.data())];
+    for (uint32_t k = sl.begin; k < sl.end; ++k) {
+      const Running& r = snap_[candidates_[k].entry];
+      if (sim.now() - sim.attempt(r.attempt).start < lag_) continue;
       if (!still_alone(sim, r) || Estimator::ran_on(sim, r.task, node)) continue;
-      // Hadoop sorts by progressRate / max(1e-4, 1 - progress): the longest time left first
-      const double left = (1.0 - r.progress) / std::max(r.rate, 1e-12);
-      if (left > best_left) { best_left = left; best = r.task; }
+      return r.task;
     }
-    return best;
+    return -1;
   }
+  // Hadoop sorts by progressRate / max(1e-4, 1 - progress): the longest time left first
+  static double time_left(const Running& r) { return (1.0 - r.progress) / std::max(r.rate, 1e-12); }
+
+  struct Slow {
+    bool slow = false;
+    uint32_t begin = 0, end = 0;  // its candidates_
+  };
+  struct Candidate {
+    double left;
+    uint32_t entry;  // in snap_
+  };
+  std::vector<Slow> slow_;  // per group of the snapshot
+  std::vector<Candidate> candidates_;
 
   double spec_cap_, slow_task_, slow_node_, lag_;
   int64_t min_spec_cap_;
@@ -622,20 +753,35 @@ class LateSpeculator : public SpeculatorBase {
     for (int32_t n = 0; n < sim.n_nodes(); ++n) if (sim.node_up(n)) up_.push_back(node_total_[n]);
     slow_node_limit_ = percentile(up_, slow_node_);
   }
-  int32_t pick(const Sim& sim, int32_t node, int stage) {
-    int32_t best = -1;
-    double best_left = -1;
-    for (const Running& r : snap_) {
-      if (r.stage != stage || r.progress <= 0 || r.time_left <= best_left) continue;
-      if (sim.now() - sim.attempt(r.attempt).start < min_elapsed_) continue;
-      // SlowTaskThreshold among the running tasks of the same job and stage
-      if (!(r.rate < rate_percentile(*group(r.job, r.stage), slow_task_))) continue;
-      if (!still_alone(sim, r) || Estimator::ran_on(sim, r.task, node)) continue;
-      best_left = r.time_left;
-      best = r.task;
+  // Per stage, the snapshot's candidates: attempts with progress whose rate is below the
+  // SlowTaskThreshold percentile of their job and stage, by time left, the longest first (the
+  // snapshot's order among equals). A pick takes the first that the live tests pass, as a scan
+  // for the longest time left would.
+  void on_refresh(const Sim&) override {
+    for (auto& c : candidates_) c.clear();
+    for (const Group& g : groups_) {
+      const double limit = rate_percentile(g, slow_task_);
+      for (size_t i = g.begin; i < g.end; ++i)
+        if (snap_[i].progress > 0 && snap_[i].rate < limit)
+          candidates_[snap_[i].stage].push_back({snap_[i].time_left, uint32_t(i)});
     }
-    return best;
+    for (auto& c : candidates_)
+      std::stable_sort(c.begin(), c.end(), [](const Candidate& x, const Candidate& y) { return x.left > y.left; });
   }
+  int32_t pick(const Sim& sim, int32_t node, int stage) const {
+    for (const Candidate& c : candidates_[stage]) {
+      const Running& r = snap_[c.entry];
+      if (sim.now() - sim.attempt(r.attempt).start < min_elapsed_) continue;
+      if (!still_alone(sim, r) || Estimator::ran_on(sim, r.task, node)) continue;
+      return r.task;
+    }
+    return -1;
+  }
+  struct Candidate {
+    double left;
+    uint32_t entry;  // in snap_
+  };
+  std::vector<Candidate> candidates_[2];  // per stage
   double cap_, slow_node_, slow_task_, min_elapsed_;
   std::vector<double> node_done_, node_total_, up_;
   double slow_node_limit_ = 0;
@@ -695,6 +841,11 @@ class ESplashSpeculator : public SpeculatorBase {
     below_.assign(n, 0);
     sv_.assign(n, 0.0);
     nodes_done_.assign(sim.workload().n_jobs(), 0);
+    node_type_stats_.assign(2 * size_t(sim.workload().n_jobs()), NodeStats{});
+    level_dur_.assign(2 * size_t(sim.workload().n_jobs()), {});
+    st_row_.assign(2 * size_t(sim.workload().n_jobs()), -1);
+    st_types_.clear();
+    st_.clear();
     rng_.reseed(sim.seed(), 7);
     if (!by_clustering_) {
       std::vector<int32_t> types(sim.cluster().node_type);
@@ -713,10 +864,10 @@ class ESplashSpeculator : public SpeculatorBase {
     if (at.status != kSucceeded) return;
     const auto& wl = sim.workload();
     const int64_t type = key(wl.task_job[at.task], wl.task_stage[at.task]);
-    Stat& ns = node_type_stats_[type * sim.n_nodes() + at.node];
+    Stat& ns = node_type_stats_[size_t(type)].at(at.node);
     if (ns.n == 0 && wl.task_stage[at.task] == kMap && ++nodes_done_[wl.task_job[at.task]] == sim.n_nodes()) dims_ready_ = true;
     ns.add(at.finish - at.start);
-    auto& row = level_dur_[type];
+    auto& row = level_dur_[size_t(type)];
     row.resize(levels_);
     row[level_[at.node]].add(at.finish - at.start);
   }
@@ -748,14 +899,22 @@ class ESplashSpeculator : public SpeculatorBase {
     int pr_n = 0;
     double pr() const { return pr_n > 0 ? pr_sum / pr_n : 0.0; }
   };
-  std::vector<LevelStat>& table(const Sim& /*sim*/, int64_t type) {
-    auto it = st_.find(type);
-    if (it != st_.end()) return it->second;
-    std::vector<LevelStat> row(levels_);
-    auto d = level_dur_.find(type);
-    if (d != level_dur_.end())
-      for (int m = 0; m < levels_ && m < int(d->second.size()); ++m) row[m].dur = d->second[m];
-    return st_.emplace(type, std::move(row)).first->second;
+  // The epoch's row for a type, one entry per level, made on first use from the finished durations.
+  LevelStat* table(int64_t type) {
+    int32_t& row = st_row_[size_t(type)];
+    if (row < 0) {
+      row = int32_t(st_types_.size());
+      st_types_.push_back(type);
+      st_.resize(st_.size() + size_t(levels_));
+      const std::vector<Stat>& d = level_dur_[size_t(type)];
+      for (int m = 0; m < levels_ && m < int(d.size()); ++m) st_[size_t(row) * size_t(levels_) + size_t(m)].dur = d[m];
+    }
+    return &st_[size_t(row) * size_t(levels_)];
+  }
+  void clear_table() {
+    for (int64_t t : st_types_) st_row_[size_t(t)] = -1;
+    st_types_.clear();
+    st_.clear();
   }
 
   void epoch(Sim& sim) {
@@ -765,9 +924,9 @@ class ESplashSpeculator : public SpeculatorBase {
     }
     if (snap_pos_.empty()) snap_pos_.assign(sim.workload().n_tasks(), -1);
     for (const Running& r : snap_) snap_pos_[r.task] = -1;
-    est_.snapshot(sim, snap_);
+    est_.snapshot(sim, snap_, false);
     for (size_t i = 0; i < snap_.size(); ++i) snap_pos_[snap_[i].task] = int32_t(i);
-    st_.clear();
+    clear_table();
     // progress rates over the past epoch
     if (last_p_.size() < size_t(sim.n_attempts())) { last_p_.resize(sim.n_attempts(), 0.0); last_t_.resize(sim.n_attempts(), -1.0); }
     pr_.assign(snap_.size(), 0.0);
@@ -779,7 +938,7 @@ class ESplashSpeculator : public SpeculatorBase {
       last_t_[r.attempt] = now;
     }
     for (size_t i = 0; i < snap_.size(); ++i) {
-      auto& row = table(sim, key(snap_[i].job, snap_[i].stage));
+      LevelStat* row = table(key(snap_[i].job, snap_[i].stage));
       row[level_[snap_[i].node]].pr_sum += pr_[i];
       row[level_[snap_[i].node]].pr_n += 1;
     }
@@ -788,7 +947,7 @@ class ESplashSpeculator : public SpeculatorBase {
     std::vector<int> cnt(sim.n_nodes(), 0);
     for (size_t i = 0; i < snap_.size(); ++i) {
       const Running& r = snap_[i];
-      const LevelStat& ls = table(sim, key(r.job, r.stage))[level_[r.node]];
+      const LevelStat& ls = table(key(r.job, r.stage))[level_[r.node]];
       double term = 0;
       const double mu = ls.dur.mean();
       if (ls.dur.n > 0 && r.progress > 0) {
@@ -829,8 +988,8 @@ class ESplashSpeculator : public SpeculatorBase {
     }
   }
   // EstT(m) for a type: the level's mean, else the type's mean over all levels
-  double est_time(const Sim& sim, int64_t type, int m) {
-    const LevelStat& ls = table(sim, type)[m];
+  double est_time(int64_t type, int m) {
+    const LevelStat& ls = table(type)[m];
     if (ls.dur.n > 0) return ls.dur.mean();
     return est_.finished(int32_t(type / 2), int(type % 2)).mean();
   }
@@ -847,13 +1006,13 @@ class ESplashSpeculator : public SpeculatorBase {
     min_level = -1;
     for (int l = start; l < levels_; ++l) {
       double num = 0, den = 0;
-      for (int m = l; m < levels_; ++m) { num += cap_[m] * est_time(sim, type, m); den += cap_[m]; }
+      for (int m = l; m < levels_; ++m) { num += cap_[m] * est_time(type, m); den += cap_[m]; }
       if (den <= 0) continue;
       if (num / den < best) { best = num / den; min_level = l; }
     }
     if (min_level < 0) return false;
     value = 0;
-    for (int m = min_level; m < levels_; ++m) value += cap_[m] * (r.est_end - sim.now() - est_time(sim, type, m));
+    for (int m = min_level; m < levels_; ++m) value += cap_[m] * (r.est_end - sim.now() - est_time(type, m));
     value /= all;
     return true;
   }
@@ -901,11 +1060,10 @@ class ESplashSpeculator : public SpeculatorBase {
     const auto& wl = sim.workload();
     // dimensions: map types every node has finished at least one task of
     std::map<int32_t, int> seen;
-    for (auto& [k, s] : node_type_stats_) {
-      const int64_t type = k / n;
-      if (type % 2 != 0 || s.n == 0) continue;
-      seen[int32_t(type / 2)] += 1;
-    }
+    for (size_t type = 0; type < node_type_stats_.size(); type += 2)  // (the map types)
+      node_type_stats_[type].for_each([&](int32_t, const Stat& s) {
+        if (s.n > 0) seen[int32_t(type / 2)] += 1;
+      });
     std::vector<int32_t> dims;
     for (auto& [job, count] : seen) if (count == n) dims.push_back(job);
     if (dims.empty()) return false;
@@ -913,7 +1071,7 @@ class ESplashSpeculator : public SpeculatorBase {
     const size_t d = dims.size();
     std::vector<std::vector<double>> pv(n, std::vector<double>(d));
     for (int32_t i = 0; i < n; ++i)
-      for (size_t k = 0; k < d; ++k) pv[i][k] = node_type_stats_[key(dims[k], kMap) * n + i].mean();
+      for (size_t k = 0; k < d; ++k) pv[i][k] = node_type_stats_[size_t(key(dims[k], kMap))].find(i)->mean();
     // Algorithm 5.2.1: merge incomparable or overlapping groups until none are
     std::vector<std::vector<int32_t>> groups(n);
     for (int32_t i = 0; i < n; ++i) groups[i] = {i};
@@ -1004,16 +1162,17 @@ class ESplashSpeculator : public SpeculatorBase {
     for (size_t r = 0; r < ranked.size(); ++r) level_of[ranked[r].second] = int32_t(r);
     for (int32_t i = 0; i < n; ++i) level_[i] = level_of[assign[group_of[i]]];
     levels_ = int32_t(ranked.size());
-    // the per-level duration statistics follow the new levels (rebuilt in key order: deterministic sums)
-    std::vector<int64_t> keys;
-    keys.reserve(node_type_stats_.size());
-    for (auto& kv : node_type_stats_) keys.push_back(kv.first);
-    std::sort(keys.begin(), keys.end());
-    level_dur_.clear();
-    for (int64_t k : keys) {
-      auto& row = level_dur_[k / n];
+    // the per-level duration statistics follow the new levels (rebuilt by type and node: deterministic sums)
+    std::vector<std::pair<int32_t, Stat>> by_node;
+    for (size_t type = 0; type < node_type_stats_.size(); ++type) {
+      auto& row = level_dur_[type];
+      row.clear();
+      by_node.clear();
+      node_type_stats_[type].for_each([&](int32_t node, const Stat& s) { by_node.push_back({node, s}); });
+      if (by_node.empty()) continue;
+      std::sort(by_node.begin(), by_node.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
       row.resize(levels_);
-      row[level_[k % n]].merge(node_type_stats_[k]);
+      for (const auto& [node, s] : by_node) row[level_[node]].merge(s);
     }
     counters_["esplash_clusterings"] += 1;
     return true;
@@ -1034,12 +1193,16 @@ class ESplashSpeculator : public SpeculatorBase {
   std::vector<int64_t> above_, below_;
   std::vector<double> sv_, last_p_, last_t_, pr_;
   std::vector<double> stage_cap_[2];
-  std::unordered_map<int64_t, Stat> node_type_stats_;      // per (type, node)
-  std::unordered_map<int64_t, std::vector<Stat>> level_dur_;  // per type: finished durations per level
+  std::vector<NodeStats> node_type_stats_;       // per type (2 x job + stage): finished durations per node
+  std::vector<std::vector<Stat>> level_dur_;     // per type: finished durations per level
   std::vector<int32_t> snap_pos_;  // per task: its position in this epoch's snapshot, or -1
   std::vector<int32_t> nodes_done_;  // per job: nodes that have finished one of its maps
   bool dims_ready_ = false;
-  std::unordered_map<int64_t, std::vector<LevelStat>> st_;
+  // the epoch's statistics table ST: per type used this epoch a row of levels_ entries in st_, found
+  // through st_row_ (-1: none yet)
+  std::vector<LevelStat> st_;
+  std::vector<int32_t> st_row_;
+  std::vector<int64_t> st_types_;
 };
 
 std::vector<ParamSpec> esplash_params() {
