@@ -449,7 +449,7 @@ class HadoopSpeculator : public SpeculatorBase {
   // progress rate is below mean - threshold x std of the group's rates and whose progress is below
   // 1, by time left, the longest first (the snapshot's order among equals). A lookup takes the
   // first that the live tests pass, as a scan for the longest time left would.
-  void on_refresh(const Sim&) override {
+  void on_refresh(const Sim& sim) override {
     slow_.assign(groups_.size(), Slow{});
     candidates_.clear();
     for (size_t gi = 0; gi < groups_.size(); ++gi) {
@@ -461,7 +461,10 @@ class HadoopSpeculator : public SpeculatorBase {
       sl.slow = true;
       sl.begin = uint32_t(candidates_.size());
       for (size_t i = g.begin; i < g.end; ++i)
-        if (snap_[i].rate < limit && snap_[i].progress < 1) candidates_.push_back({time_left(snap_[i]), uint32_t(i)});
+        if (snap_[i].rate < limit && snap_[i].progress < 1) {
+          candidates_.push_back({time_left(snap_[i]), uint32_t(i)});
+          sl.first_start = std::min(sl.first_start, sim.attempt(snap_[i].attempt).start);
+        }
       sl.end = uint32_t(candidates_.size());
       std::stable_sort(candidates_.begin() + sl.begin, candidates_.begin() + sl.end,
                        [](const Candidate& x, const Candidate& y) { return x.left > y.left; });
@@ -473,8 +476,9 @@ class HadoopSpeculator : public SpeculatorBase {
     refresh(sim, sim.heartbeat_interval());
     const Group* g = group(job, stage);
     if (!g || !slow_[size_t(g - groups_.data())].slow) return -1;  // no slow task
-    if (at_cap(sim, job, stage) || slow_tracker(job, stage, node)) return -1;
     const Slow& sl = slow_[size_t(g - groups_.data())];
+    if (sim.now() - sl.first_start < lag_) return -1;  // none has run SPECULATIVE_LAG yet
+    if (at_cap(sim, job, stage) || slow_tracker(job, stage, node)) return -1;
     for (uint32_t k = sl.begin; k < sl.end; ++k) {
       const Running& r = snap_[candidates_[k].entry];
       if (sim.now() - sim.attempt(r.attempt).start < lag_) continue;
@@ -489,6 +493,7 @@ class HadoopSpeculator : public SpeculatorBase {
   struct Slow {
     bool slow = false;
     uint32_t begin = 0, end = 0;  // its candidates_
+    double first_start = kInf;    // the earliest start among them
   };
   struct Candidate {
     double left;
@@ -556,16 +561,30 @@ class SepbSpeculator : public HadoopSpeculator {
     const Stat& s = est_.finished(r.job, r.stage);
     return s.n > 0 && sim.now() - sim.attempt(r.attempt).start > kill_factor_ * s.mean();
   }
+  // The running attempt of the slot's type on another node that has overrun its job's mean the
+  // most is killed and re-run here. Within a group of the snapshot (a job's stage, attempts in
+  // launch order) the first attempt still running, not killed and not on this node started the
+  // earliest, so it has the group's largest overrun: one candidate per group, the first group
+  // winning ties, as a scan of every attempt would find.
   void replace_stragglers(Sim& sim, int32_t node) {
     for (int stage = 0; stage < 2; ++stage) {
       while (sim.free_slots(node, stage) > 0 && sim.total_running(stage) > 0) {
         refresh(sim, sim.heartbeat_interval());
         const Running* worst = nullptr;
         double worst_ratio = 0;
-        for (const Running& r : snap_) {
-          if (r.stage != stage || r.node == node || !overdue(sim, r) || sim.attempt(r.attempt).status != kRunning) continue;
-          const double ratio = (sim.now() - sim.attempt(r.attempt).start) / est_.finished(r.job, r.stage).mean();
-          if (ratio > worst_ratio) { worst_ratio = ratio; worst = &r; }
+        for (size_t gi = 0; gi < groups_.size(); ++gi) {
+          const Group& g = groups_[gi];
+          if (snap_[g.begin].stage != stage) continue;
+          const Stat& fin = est_.finished(snap_[g.begin].job, stage);
+          if (fin.n == 0) continue;
+          size_t& i = live_from_[gi];  // (the attempts before it were killed or have ended)
+          while (i < g.end && (killed_[snap_[i].task] || sim.attempt(snap_[i].attempt).status != kRunning)) ++i;
+          size_t k = i;
+          while (k < g.end && (snap_[k].node == node || killed_[snap_[k].task] ||
+                               sim.attempt(snap_[k].attempt).status != kRunning)) ++k;
+          if (k == g.end || !overdue(sim, snap_[k])) continue;
+          const double ratio = (sim.now() - sim.attempt(snap_[k].attempt).start) / fin.mean();
+          if (ratio > worst_ratio) { worst_ratio = ratio; worst = &snap_[k]; }
         }
         if (!worst) break;
         const int32_t task = worst->task;
@@ -575,6 +594,11 @@ class SepbSpeculator : public HadoopSpeculator {
         if (sim.task_state(task) == kPending && sim.fits(task, node, stage)) sim.launch(task, node, stage);
       }
     }
+  }
+  void on_refresh(const Sim& sim) override {
+    HadoopSpeculator::on_refresh(sim);
+    live_from_.resize(groups_.size());
+    for (size_t gi = 0; gi < groups_.size(); ++gi) live_from_[gi] = groups_[gi].begin;
   }
   void kill_stragglers(Sim& sim) {
     if (sim.now() < next_kill_check_) return;
@@ -599,6 +623,7 @@ class SepbSpeculator : public HadoopSpeculator {
   double percentage_, kill_factor_;
   bool replace_;
   std::vector<uint8_t> killed_;
+  std::vector<size_t> live_from_;  // per group of the snapshot: its first attempt maybe still live
   double next_kill_check_ = 0;
 };
 
