@@ -6,7 +6,8 @@
 
 Each speculator runs in a process of its own (so that each peak is its own) and prints the CPU
 time of `simulate`, its events, the speculative copies launched, the run's makespan and the
-process's peak resident memory. The trace is looked up as bench/swim_day.py looks it up.
+process's peak resident memory (in all and per task). The trace is looked up as
+bench/swim_day.py looks it up.
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def one(path: str, nodes: int, speculation: str) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2  # Linux: KiB
     makespan = float(r.jobs["finish_time"].max() - r.jobs["submit_time"].min())
     copies = int(r.counters.get("speculative_launched", 0))
-    print(f"{speculation:<11} {cpu:9.2f} {r.events:12,d} {copies:8,d} {makespan:12,.0f} {peak:8.2f}", flush=True)
+    print(f"{speculation:<11} {cpu:9.2f} {r.events:12,d} {copies:8,d} {makespan:12,.0f} {peak:8.2f} "
+          f"{peak * 1024 ** 3 / wl.n_tasks:10.0f}", flush=True)
 
 
 def main():
@@ -48,7 +50,8 @@ def main():
     if a.one:
         return one(path, a.nodes, a.one)
     print(f"FB-2010 day, fair on {a.nodes:,} nodes")
-    print(f"{'speculation':<11} {'CPU s':>9} {'events':>12} {'copies':>8} {'makespan s':>12} {'peak GB':>8}", flush=True)
+    print(f"{'speculation':<11} {'CPU s':>9} {'events':>12} {'copies':>8} {'makespan s':>12} {'peak GB':>8} "
+          f"{'peak B/task':>10}", flush=True)
     for spec in a.speculation.split(","):
         subprocess.run([sys.executable, __file__, "--nodes", str(a.nodes), "--trace", path, "--one", spec], check=True)
 

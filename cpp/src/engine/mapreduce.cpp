@@ -315,10 +315,6 @@ Sim::Sim(const Cluster& cluster, const Workload& workload, Scheduler& scheduler,
   task_rt_.reserve(nt);
   populate_memory(task_rt_.data(), nt * sizeof(TaskRun));  // (one call, not a fault per page)
   for (size_t t = 0; t < nt; ++t) task_rt_.push_back({-1, wl_.task_job[t], 0, wl_.task_stage[t], kPending});
-  attempts_.reserve(nt);  // at least one attempt per task: no regrowth copies in the common case
-  if (attempts_.capacity() * sizeof(Attempt) >= kBackgroundPopulateBytes)
-    attempt_pages_.start(attempts_.data(), attempts_.capacity() * sizeof(Attempt), kRecordBlock * sizeof(Attempt),
-                         kPopulateAhead * kRecordBlock * sizeof(Attempt));
   for (int s = 0; s < 2; ++s) {
     fresh_cursor_[s].assign(nj, 0);
     requeued_[s].assign(nj, {});
@@ -1555,7 +1551,16 @@ void Sim::start() {
   if (started_) throw std::invalid_argument("simulation already started");
   started_ = true;
   dense_copy_end_ = spec_ != nullptr || !faults_.empty();
-  if (dense_copy_end_) reduce_copy_end_.reserve(wl_.n_tasks());
+  // Room for an attempt per task, so that the records do not regrow in the common case. Speculative
+  // copies and re-runs after faults add attempts: those runs reserve room for twice as many (address
+  // space; a page costs memory once written), lest a regrowth copy every record, and double the
+  // records' memory, near the end of the run.
+  const size_t room = (dense_copy_end_ ? 2 : 1) * size_t(wl_.n_tasks());
+  attempts_.reserve(room);
+  if (attempts_.capacity() * sizeof(Attempt) >= kBackgroundPopulateBytes)
+    attempt_pages_.start(attempts_.data(), attempts_.capacity() * sizeof(Attempt), kRecordBlock * sizeof(Attempt),
+                         kPopulateAhead * kRecordBlock * sizeof(Attempt));
+  if (dense_copy_end_) reduce_copy_end_.reserve(room);
   may_sleep_ = !opt_.driven && spec_ == nullptr && sched_.quiet_without_pending();
   if (may_sleep_) {
     // room before every sequence number for the heartbeats woken into it (at most one per node)
