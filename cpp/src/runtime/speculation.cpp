@@ -287,7 +287,7 @@ class SpeculatorBase : public Speculator {
   // speculators use estimates up to one heartbeat interval old. Whether an attempt still runs
   // alone is checked live (still_alone).
   struct Group {
-    size_t begin, end;  // range of snap_ (and of sorted_rates_)
+    size_t begin, end;  // range of snap_
     Stat rates;         // progress rates of the attempts running alone
     double min_rate;    // the smallest of them
   };
@@ -298,17 +298,14 @@ class SpeculatorBase : public Speculator {
     for (size_t k : group_keys_) group_at_[k] = 0;
     groups_.clear();
     group_keys_.clear();
-    sorted_rates_.resize(snap_.size());
     for (size_t i = 0; i < snap_.size();) {
       size_t e = i;
       Group g{i, i, Stat{}, kInf};
       while (e < snap_.size() && snap_[e].job == snap_[i].job && snap_[e].stage == snap_[i].stage) {
         if (snap_[e].alone) { g.rates.add(snap_[e].rate); g.min_rate = std::min(g.min_rate, snap_[e].rate); }
-        sorted_rates_[e] = snap_[e].rate;
         ++e;
       }
       g.end = e;
-      std::sort(sorted_rates_.begin() + i, sorted_rates_.begin() + e);
       groups_.push_back(g);
       group_keys_.push_back(2 * size_t(snap_[i].job) + size_t(snap_[i].stage));
       group_at_[group_keys_.back()] = int32_t(groups_.size());
@@ -323,15 +320,6 @@ class SpeculatorBase : public Speculator {
     const int32_t g = group_at_[2 * size_t(job) + size_t(stage)];
     return g == 0 ? nullptr : &groups_[size_t(g) - 1];
   }
-  // q-quantile of the progress rates of a group's running attempts
-  double rate_percentile(const Group& g, double q) const {
-    const size_t n = g.end - g.begin;
-    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
-    const double pos = q * (n - 1);
-    const size_t lo = size_t(std::floor(pos)), hi = size_t(std::ceil(pos));
-    const double a = sorted_rates_[g.begin + lo], b = sorted_rates_[g.begin + hi];
-    return a + (b - a) * (pos - lo);
-  }
   static bool still_alone(const Sim& sim, const Running& r) {
     return sim.attempt(r.attempt).status == kRunning && sim.running_attempts(r.task) == 1;
   }
@@ -343,7 +331,6 @@ class SpeculatorBase : public Speculator {
   std::vector<Group> groups_;
   std::vector<size_t> group_keys_;  // per group: 2 x job + stage
   std::vector<int32_t> group_at_;
-  std::vector<double> sorted_rates_;
   double snap_time_ = -1;
   std::vector<Request> requests_;
   std::vector<uint8_t> requested_;  // per task: has a request waiting
@@ -782,6 +769,20 @@ class LateSpeculator : public SpeculatorBase {
   // SlowTaskThreshold percentile of their job and stage, by time left, the longest first (the
   // snapshot's order among equals). A pick takes the first that the live tests pass, as a scan
   // for the longest time left would.
+  // q-quantile of the progress rates of a group's running attempts, linear between the two order
+  // statistics around q x (n - 1)
+  double rate_percentile(const Group& g, double q) {
+    const size_t n = g.end - g.begin;
+    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+    rates_.clear();
+    for (size_t i = g.begin; i < g.end; ++i) rates_.push_back(snap_[i].rate);
+    const double pos = q * double(n - 1);
+    const size_t lo = size_t(std::floor(pos)), hi = size_t(std::ceil(pos));
+    std::nth_element(rates_.begin(), rates_.begin() + std::ptrdiff_t(lo), rates_.end());
+    const double a = rates_[lo];
+    const double b = hi == lo ? a : *std::min_element(rates_.begin() + std::ptrdiff_t(lo) + 1, rates_.end());
+    return a + (b - a) * (pos - double(lo));
+  }
   void on_refresh(const Sim&) override {
     for (auto& c : candidates_) c.clear();
     for (const Group& g : groups_) {
@@ -807,6 +808,7 @@ class LateSpeculator : public SpeculatorBase {
     uint32_t entry;  // in snap_
   };
   std::vector<Candidate> candidates_[2];  // per stage
+  std::vector<double> rates_;             // (rate_percentile's)
   double cap_, slow_node_, slow_task_, min_elapsed_;
   std::vector<double> node_done_, node_total_, up_;
   double slow_node_limit_ = 0;
