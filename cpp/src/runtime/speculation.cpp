@@ -873,6 +873,9 @@ class ESplashSpeculator : public SpeculatorBase {
     st_row_.assign(2 * size_t(sim.workload().n_jobs()), -1);
     st_types_.clear();
     st_.clear();
+    last_attempt_.clear();
+    last_progress_.clear();
+    last_time_ = 0;
     rng_.reseed(sim.seed(), 7);
     if (!by_clustering_) {
       std::vector<int32_t> types(sim.cluster().node_type);
@@ -949,21 +952,27 @@ class ESplashSpeculator : public SpeculatorBase {
     if (by_clustering_ && (!clustered_ || (recluster_ > 0 && now >= next_cluster_))) {
       if (cluster_levels(sim)) { clustered_ = true; next_cluster_ = now + recluster_; }
     }
-    if (snap_pos_.empty()) snap_pos_.assign(sim.workload().n_tasks(), -1);
-    for (const Running& r : snap_) snap_pos_[r.task] = -1;
-    est_.snapshot(sim, snap_, false);
-    for (size_t i = 0; i < snap_.size(); ++i) snap_pos_[snap_[i].task] = int32_t(i);
+    est_.snapshot(sim, snap_, false);  // (by attempt)
     clear_table();
-    // progress rates over the past epoch
-    if (last_p_.size() < size_t(sim.n_attempts())) { last_p_.resize(sim.n_attempts(), 0.0); last_t_.resize(sim.n_attempts(), -1.0); }
+    // progress rates over the past epoch, from each attempt's progress at the last epoch if it ran
+    // then (an attempt runs without a break from its launch on, so the last epoch's snapshot holds
+    // it if any earlier one does; both are in attempt order)
     pr_.assign(snap_.size(), 0.0);
+    size_t k = 0;
     for (size_t i = 0; i < snap_.size(); ++i) {
       const Running& r = snap_[i];
-      const double t0 = last_t_[r.attempt] >= 0 ? last_t_[r.attempt] : sim.attempt(r.attempt).start;
-      pr_[i] = now > t0 ? (r.progress - (last_t_[r.attempt] >= 0 ? last_p_[r.attempt] : 0.0)) / (now - t0) : 0.0;
-      last_p_[r.attempt] = r.progress;
-      last_t_[r.attempt] = now;
+      while (k < last_attempt_.size() && last_attempt_[k] < r.attempt) ++k;
+      const bool seen = k < last_attempt_.size() && last_attempt_[k] == r.attempt;
+      const double t0 = seen ? last_time_ : sim.attempt(r.attempt).start;
+      pr_[i] = now > t0 ? (r.progress - (seen ? last_progress_[k] : 0.0)) / (now - t0) : 0.0;
     }
+    last_attempt_.resize(snap_.size());
+    last_progress_.resize(snap_.size());
+    for (size_t i = 0; i < snap_.size(); ++i) {
+      last_attempt_[i] = snap_[i].attempt;
+      last_progress_[i] = snap_[i].progress;
+    }
+    last_time_ = now;
     for (size_t i = 0; i < snap_.size(); ++i) {
       LevelStat* row = table(key(snap_[i].job, snap_[i].stage));
       row[level_[snap_[i].node]].pr_sum += pr_[i];
@@ -1060,12 +1069,20 @@ class ESplashSpeculator : public SpeculatorBase {
     counters_["speculative_requests"] += 1;
     return true;
   }
+  // The task's newest attempt in the snapshot, or nullptr.
+  const Running* snapshot_entry(const Sim& sim, int32_t task) const {
+    for (int64_t a = sim.last_attempt(task); a >= 0; a = sim.attempt(a).prev_same_task) {
+      auto it = std::lower_bound(snap_.begin(), snap_.end(), a, [](const Running& x, int64_t id) { return x.attempt < id; });
+      if (it != snap_.end() && it->attempt == a) return &*it;
+    }
+    return nullptr;
+  }
   void reevaluate(Sim& sim) {
     for (size_t i = 0; i < requests_.size();) {
       Request& q = requests_[i];
       if (sim.now() - q.submitted < reevaluate_after_) { ++i; continue; }
-      const Running* r = nullptr;
-      if (snap_pos_[q.task] >= 0 && snap_[snap_pos_[q.task]].alone) r = &snap_[snap_pos_[q.task]];
+      const Running* r = snapshot_entry(sim, q.task);
+      if (r && !r->alone) r = nullptr;
       int32_t ml;
       double v;
       if (!r || !evaluate(sim, *r, ml, v) || v <= 0) {
@@ -1218,11 +1235,14 @@ class ESplashSpeculator : public SpeculatorBase {
   double next_cluster_ = 0, next_spec_ = 0;
   std::vector<uint8_t> straggler_;
   std::vector<int64_t> above_, below_;
-  std::vector<double> sv_, last_p_, last_t_, pr_;
+  std::vector<double> sv_, pr_;
+  // the last epoch's snapshot: its attempts (in attempt order), their progress, and its time
+  std::vector<int64_t> last_attempt_;
+  std::vector<double> last_progress_;
+  double last_time_ = 0;
   std::vector<double> stage_cap_[2];
   std::vector<NodeStats> node_type_stats_;       // per type (2 x job + stage): finished durations per node
   std::vector<std::vector<Stat>> level_dur_;     // per type: finished durations per level
-  std::vector<int32_t> snap_pos_;  // per task: its position in this epoch's snapshot, or -1
   std::vector<int32_t> nodes_done_;  // per job: nodes that have finished one of its maps
   bool dims_ready_ = false;
   // the epoch's statistics table ST: per type used this epoch a row of levels_ entries in st_, found
