@@ -38,7 +38,8 @@ the first ready reduce further down its list.
 
 Solves are deterministic: one CP-SAT worker, a deterministic time limit per solve
 (``max_deterministic_time``) and a fixed solver seed; a wall-clock limit (``max_time``) exists for
-benchmarking only. A greedy EDF list schedule is given as a hint, and used as the plan if the
+benchmarking only. Ctrl-C stops a solve at once and reaches the caller of ``simulate`` as a
+KeyboardInterrupt, whatever the limits. A greedy EDF list schedule is given as a hint, and used as the plan if the
 solver finds no solution within its limit (logged as status ``GREEDY``). ``solver_time`` charges
 each solve to the simulated clock (§6.7): ``none`` (decisions take no simulated time, default),
 ``measured`` (the wall time of building and solving the model) or ``deterministic`` (CP-SAT's
@@ -51,6 +52,7 @@ and the solver's bound on it, late jobs, planned C_max, wall and deterministic s
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -207,6 +209,38 @@ def greedy_plan(inst: Instance) -> Plan:
     return Plan("GREEDY", float(val), len(late), cmax, node, start, end, late)
 
 
+def _solve_interruptibly(solver, model):
+    """``solver.solve(model)`` on a thread of its own, so that Ctrl-C (a KeyboardInterrupt in the
+    calling thread) stops the search and is raised at once instead of after the solve, which may
+    run for as long as its limits allow. CP-SAT releases the GIL while it searches; one worker and
+    a deterministic limit make the result the same on any thread. (The solver's own SIGINT handler
+    is off: Python's sees the signal. The wait is on an event: a Thread.join that a
+    KeyboardInterrupt breaks can leave the thread taken for ended.)"""
+    solver.parameters.catch_sigint_signal = False
+    outcome = {}
+    done = threading.Event()
+
+    def run():
+        try:
+            outcome["status"] = solver.solve(model)
+        except BaseException as e:  # (handed to the caller)
+            outcome["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="schedlab-mrcp-solve", daemon=True).start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        solver.stop_search()
+        done.wait()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["status"]
+
+
 def solve(inst: Instance, objective: str = "product", max_deterministic_time: float = 0.1,
           max_time: float = 0.0, seed: int = 0, hint: bool = True) -> Plan:
     """Builds and solves the MRCP model of ``inst`` with CP-SAT (one worker). Returns the best
@@ -328,7 +362,7 @@ def solve(inst: Instance, objective: str = "product", max_deterministic_time: fl
     p.max_deterministic_time = float(max_deterministic_time)
     if max_time > 0:
         p.max_time_in_seconds = float(max_time)
-    status = solver.solve(m)
+    status = _solve_interruptibly(solver, m)
     wall = time.perf_counter() - t0
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         greedy.deterministic_time = solver.deterministic_time
