@@ -33,6 +33,9 @@ struct Stat {
   }
 };
 
+// A job's stage as an index (its statistics, its group of the snapshot).
+inline size_t stage_key(int32_t job, int stage) { return 2 * size_t(job) + size_t(stage); }
+
 // One running attempt as a speculator sees it.
 struct Running {
   int64_t attempt;
@@ -97,7 +100,6 @@ class Estimator {
   // per_node: keep the statistics per node too (Hadoop's slow-tracker test reads them)
   void init(const Sim& sim, bool per_node) {
     stats_.assign(2 * sim.workload().n_jobs(), Stat{});
-    per_node_ = per_node;
     node_stats_.assign(per_node ? stats_.size() : 0, NodeStats{});
     tracker_means_.assign(per_node ? stats_.size() : 0, Stat{});
     with_node_stats_.clear();
@@ -110,11 +112,10 @@ class Estimator {
     const Attempt& at = sim.attempt(a);
     if (at.status != kSucceeded) return;
     const auto& wl = sim.workload();
-    const int32_t job = wl.task_job[at.task];
-    const size_t key = 2 * size_t(job) + wl.task_stage[at.task];
+    const size_t key = stage_key(wl.task_job[at.task], wl.task_stage[at.task]);
     const double d = at.finish - at.start;
     stats_[key].add(d);
-    if (!per_node_) return;
+    if (node_stats_.empty()) return;  // (no per-node statistics kept)
     if (node_stats_[key].empty()) {
       with_node_stats_.push_back(key);
       if (with_node_stats_.size() >= sweep_at_) sweep(sim);
@@ -127,12 +128,12 @@ class Estimator {
   }
   // Mean and spread of the per-node mean durations of a job's stage (Hadoop's slow-tracker test).
   const Stat* tracker_means(int32_t job, int stage) const {
-    const Stat& s = tracker_means_[2 * size_t(job) + stage];
+    const Stat& s = tracker_means_[stage_key(job, stage)];
     return s.n > 0 ? &s : nullptr;
   }
-  const Stat& finished(int32_t job, int stage) const { return stats_[2 * int64_t(job) + stage]; }
+  const Stat& finished(int32_t job, int stage) const { return stats_[stage_key(job, stage)]; }
   const Stat* finished_on(int32_t job, int stage, int32_t node) const {
-    return node_stats_[2 * size_t(job) + stage].find(node);
+    return node_stats_[stage_key(job, stage)].find(node);
   }
   // Every running attempt of the cluster, with its estimates, in attempt order or (by_group) by
   // job, stage and attempt; `out` is reused between calls. The running attempts are kept from one
@@ -194,9 +195,9 @@ class Estimator {
     sweep_at_ = std::max<size_t>(64, 2 * kept);
   }
   std::vector<Stat> stats_;
-  bool per_node_ = false;
-  std::vector<NodeStats> node_stats_;  // per job and stage (per_node_)
-  std::vector<Stat> tracker_means_;    // per job and stage: over its nodes' mean durations (per_node_)
+  // per job and stage, if kept (init's per_node): the statistics per node, and over the nodes' means
+  std::vector<NodeStats> node_stats_;
+  std::vector<Stat> tracker_means_;
   std::vector<size_t> with_node_stats_;  // the job-and-stage keys with a per-node table
   size_t sweep_at_ = 64;
   // the running attempts as of the last snapshot, as sort keys: the attempt id in the low 31 bits,
@@ -307,7 +308,7 @@ class SpeculatorBase : public Speculator {
       }
       g.end = e;
       groups_.push_back(g);
-      group_keys_.push_back(2 * size_t(snap_[i].job) + size_t(snap_[i].stage));
+      group_keys_.push_back(stage_key(snap_[i].job, snap_[i].stage));
       group_at_[group_keys_.back()] = int32_t(groups_.size());
       i = e;
     }
@@ -317,11 +318,21 @@ class SpeculatorBase : public Speculator {
   virtual void on_refresh(const Sim&) {}
   void invalidate() { snap_time_ = -1; }
   const Group* group(int32_t job, int stage) const {
-    const int32_t g = group_at_[2 * size_t(job) + size_t(stage)];
+    const int32_t g = group_at_[stage_key(job, stage)];
     return g == 0 ? nullptr : &groups_[size_t(g) - 1];
   }
   static bool still_alone(const Sim& sim, const Running& r) {
     return sim.attempt(r.attempt).status == kRunning && sim.running_attempts(r.task) == 1;
+  }
+  // An attempt a policy may copy, with its time left: lists of them are ordered the longest time
+  // left first, the snapshot's order among equals, so that a lookup takes the first one that its
+  // live tests pass, as a scan for the longest time left would.
+  struct Candidate {
+    double left;
+    uint32_t entry;  // in snap_
+  };
+  static void longest_first(std::vector<Candidate>::iterator begin, std::vector<Candidate>::iterator end) {
+    std::stable_sort(begin, end, [](const Candidate& x, const Candidate& y) { return x.left > y.left; });
   }
 
   Estimator est_;
@@ -432,10 +443,8 @@ class HadoopSpeculator : public SpeculatorBase {
     return spec / running >= spec_cap_;
   }
 
-  // Per group of the snapshot, whether it has a slow task, and its candidates: the attempts whose
-  // progress rate is below mean - threshold x std of the group's rates and whose progress is below
-  // 1, by time left, the longest first (the snapshot's order among equals). A lookup takes the
-  // first that the live tests pass, as a scan for the longest time left would.
+  // Per group of the snapshot, its candidates (longest_first): the attempts whose progress rate is
+  // below mean - threshold x std of the group's rates and whose progress is below 1.
   void on_refresh(const Sim& sim) override {
     slow_.assign(groups_.size(), Slow{});
     candidates_.clear();
@@ -445,7 +454,6 @@ class HadoopSpeculator : public SpeculatorBase {
       const double limit = g.rates.mean() - slow_task_ * g.rates.sd();
       if (!(g.min_rate < limit)) continue;
       Slow& sl = slow_[gi];
-      sl.slow = true;
       sl.begin = uint32_t(candidates_.size());
       for (size_t i = g.begin; i < g.end; ++i)
         if (snap_[i].rate < limit && snap_[i].progress < 1) {
@@ -453,8 +461,7 @@ class HadoopSpeculator : public SpeculatorBase {
           sl.first_start = std::min(sl.first_start, sim.attempt(snap_[i].attempt).start);
         }
       sl.end = uint32_t(candidates_.size());
-      std::stable_sort(candidates_.begin() + sl.begin, candidates_.begin() + sl.end,
-                       [](const Candidate& x, const Candidate& y) { return x.left > y.left; });
+      longest_first(candidates_.begin() + sl.begin, candidates_.begin() + sl.end);
     }
   }
 
@@ -462,9 +469,9 @@ class HadoopSpeculator : public SpeculatorBase {
     if (sim.job(job).running[stage] == 0) return -1;
     refresh(sim, sim.heartbeat_interval());
     const Group* g = group(job, stage);
-    if (!g || !slow_[size_t(g - groups_.data())].slow) return -1;  // no slow task
+    if (!g) return -1;
     const Slow& sl = slow_[size_t(g - groups_.data())];
-    if (sim.now() - sl.first_start < lag_) return -1;  // none has run SPECULATIVE_LAG yet
+    if (sim.now() - sl.first_start < lag_) return -1;  // no slow task, or none has run SPECULATIVE_LAG yet
     if (at_cap(sim, job, stage) || slow_tracker(job, stage, node)) return -1;
     for (uint32_t k = sl.begin; k < sl.end; ++k) {
       const Running& r = snap_[candidates_[k].entry];
@@ -478,13 +485,8 @@ class HadoopSpeculator : public SpeculatorBase {
   static double time_left(const Running& r) { return (1.0 - r.progress) / std::max(r.rate, 1e-12); }
 
   struct Slow {
-    bool slow = false;
     uint32_t begin = 0, end = 0;  // its candidates_
-    double first_start = kInf;    // the earliest start among them
-  };
-  struct Candidate {
-    double left;
-    uint32_t entry;  // in snap_
+    double first_start = kInf;    // the earliest start among them (none: inf)
   };
   std::vector<Slow> slow_;  // per group of the snapshot
   std::vector<Candidate> candidates_;
@@ -564,11 +566,11 @@ class SepbSpeculator : public HadoopSpeculator {
           if (snap_[g.begin].stage != stage) continue;
           const Stat& fin = est_.finished(snap_[g.begin].job, stage);
           if (fin.n == 0) continue;
-          size_t& i = live_from_[gi];  // (the attempts before it were killed or have ended)
-          while (i < g.end && (killed_[snap_[i].task] || sim.attempt(snap_[i].attempt).status != kRunning)) ++i;
+          auto gone = [&](size_t i) { return killed_[snap_[i].task] || sim.attempt(snap_[i].attempt).status != kRunning; };
+          size_t& i = live_from_[gi];  // (the attempts before it are gone)
+          while (i < g.end && gone(i)) ++i;
           size_t k = i;
-          while (k < g.end && (snap_[k].node == node || killed_[snap_[k].task] ||
-                               sim.attempt(snap_[k].attempt).status != kRunning)) ++k;
+          while (k < g.end && (snap_[k].node == node || gone(k))) ++k;
           if (k == g.end || !overdue(sim, snap_[k])) continue;
           const double ratio = (sim.now() - sim.attempt(snap_[k].attempt).start) / fin.mean();
           if (ratio > worst_ratio) { worst_ratio = ratio; worst = &snap_[k]; }
@@ -765,10 +767,6 @@ class LateSpeculator : public SpeculatorBase {
     for (int32_t n = 0; n < sim.n_nodes(); ++n) if (sim.node_up(n)) up_.push_back(node_total_[n]);
     slow_node_limit_ = percentile(up_, slow_node_);
   }
-  // Per stage, the snapshot's candidates: attempts with progress whose rate is below the
-  // SlowTaskThreshold percentile of their job and stage, by time left, the longest first (the
-  // snapshot's order among equals). A pick takes the first that the live tests pass, as a scan
-  // for the longest time left would.
   // q-quantile of the progress rates of a group's running attempts, linear between the two order
   // statistics around q x (n - 1)
   double rate_percentile(const Group& g, double q) {
@@ -783,6 +781,8 @@ class LateSpeculator : public SpeculatorBase {
     const double b = hi == lo ? a : *std::min_element(rates_.begin() + std::ptrdiff_t(lo) + 1, rates_.end());
     return a + (b - a) * (pos - double(lo));
   }
+  // Per stage, the snapshot's candidates (longest_first): attempts with progress whose rate is
+  // below the SlowTaskThreshold percentile of their job and stage.
   void on_refresh(const Sim&) override {
     for (auto& c : candidates_) c.clear();
     for (const Group& g : groups_) {
@@ -791,8 +791,7 @@ class LateSpeculator : public SpeculatorBase {
         if (snap_[i].progress > 0 && snap_[i].rate < limit)
           candidates_[snap_[i].stage].push_back({snap_[i].time_left, uint32_t(i)});
     }
-    for (auto& c : candidates_)
-      std::stable_sort(c.begin(), c.end(), [](const Candidate& x, const Candidate& y) { return x.left > y.left; });
+    for (auto& c : candidates_) longest_first(c.begin(), c.end());
   }
   int32_t pick(const Sim& sim, int32_t node, int stage) const {
     for (const Candidate& c : candidates_[stage]) {
@@ -803,10 +802,6 @@ class LateSpeculator : public SpeculatorBase {
     }
     return -1;
   }
-  struct Candidate {
-    double left;
-    uint32_t entry;  // in snap_
-  };
   std::vector<Candidate> candidates_[2];  // per stage
   std::vector<double> rates_;             // (rate_percentile's)
   double cap_, slow_node_, slow_task_, min_elapsed_;
@@ -920,7 +915,7 @@ class ESplashSpeculator : public SpeculatorBase {
   }
 
  private:
-  static int64_t key(int32_t job, int stage) { return 2 * int64_t(job) + stage; }
+  static int64_t key(int32_t job, int stage) { return int64_t(stage_key(job, stage)); }
 
   // per-level table entry for one type
   struct LevelStat {
