@@ -1,7 +1,8 @@
 // The background page populator (huge_pages.h): it faults pages in without touching their
 // contents, follows its writer, stops at once when asked; and a MapReduce run large enough to
 // populate its attempt records in the background runs every task once. The MapReduce engine's
-// replicas drawn on a thread of their own are those drawn inline.
+// replicas drawn on a thread of their own are those drawn inline, and the place indexes that
+// thread builds ahead of the jobs' arrivals schedule as those built at arrival.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -108,4 +109,42 @@ TEST(PagePopulator, ReplicasDrawnOnAThreadAreThoseDrawnInline) {
     ASSERT_EQ(reps.size(), 3u);
     EXPECT_TRUE(reps[0] != reps[1] && reps[1] != reps[2] && reps[0] != reps[2]);
   }
+}
+
+// 400 jobs draw their 1.2 M replicas on a thread, which then builds the jobs' place indexes ahead
+// of their arrivals; given the same replicas in the workload, every index is built at its job's
+// arrival. Under fair (delay scheduling: node-local, then rack-local lookups), the same schedule.
+TEST(PagePopulator, PlaceIndexesBuiltAheadScheduleAsThoseBuiltAtArrival) {
+  const Cluster c = Cluster::uniform(500, 10, 4, 0);
+  const Workload drawn = many_maps(400);
+  Workload given = drawn;
+  {
+    auto s = mr::make_scheduler("fifo", {});
+    mr::Sim sim(c, drawn, *s, mr::Options{}, 7);
+    std::vector<int32_t> reps;
+    given.replica_begin.assign(1, 0);
+    for (int32_t t = 0; t < int32_t(drawn.n_tasks()); ++t) {
+      sim.replicas_of(t, reps);
+      given.replica_node.insert(given.replica_node.end(), reps.begin(), reps.end());
+      given.replica_begin.push_back(int64_t(given.replica_node.size()));
+    }
+  }
+  given.finalize();
+  auto run_fair = [&](const Workload& w) {
+    RunRequest r;
+    r.cluster = &c;
+    r.workload = &w;
+    r.scheduler = "fair";
+    r.seed = 7;
+    return run(r);
+  };
+  const SimResult a = run_fair(drawn), b = run_fair(given);
+  ASSERT_EQ(a.att_task.size(), drawn.n_tasks());
+  ASSERT_EQ(a.att_task, b.att_task);
+  ASSERT_EQ(a.att_node, b.att_node);
+  ASSERT_EQ(a.att_start, b.att_start);
+  ASSERT_EQ(a.att_locality, b.att_locality);
+  int node_local = 0;
+  for (auto l : a.att_locality) node_local += l == kNodeLocal;
+  EXPECT_GT(node_local, 0);
 }

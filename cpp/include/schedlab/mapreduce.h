@@ -498,9 +498,9 @@ class Sim {
   struct RepRange {
     int64_t lo, hi;
   };
-  RepRange rep_range(int64_t t) const {
+  RepRange rep_range(int64_t t) const { return rep_range(task_rt_[size_t(t)].job, t); }
+  RepRange rep_range(int32_t j, int64_t t) const {  // (task t of job j: no read of its run record)
     if (wl_rep_begin_) return {wl_rep_begin_[t], wl_rep_begin_[t + 1]};
-    const int32_t j = task_rt_[size_t(t)].job;
     const int64_t k = t - wl_.task_begin[size_t(j)], m = wl_.n_maps[size_t(j)];
     const int64_t lo = rep_per_map_ * (map_base_[size_t(j)] + std::min(k, m));
     return {lo, k < m ? lo + rep_per_map_ : lo};
@@ -515,14 +515,17 @@ class Sim {
   // replicas wait for them.
   std::atomic<int64_t> tasks_drawn_{0};
   mutable int64_t tasks_drawn_seen_ = 0;  // (the simulation's last reading of tasks_drawn_)
-  struct Drawer {  // the thread, asked to stop and joined when the simulation goes
-    std::atomic<bool> stop{false};
-    std::thread thread;
-    ~Drawer() {
-      stop.store(true, std::memory_order_relaxed);
-      if (thread.joinable()) thread.join();
-    }
-  } replica_drawer_;  // (declared after the array it writes: joined before it goes)
+  // On the same thread, once every replica is drawn, the place indexes of the jobs about to
+  // arrive are built ahead of their arrival (at most kIndexAheadReplicas replicas' worth not yet
+  // taken): per job, index_state_ says who builds it (the thread claims a job from kIndexNone to
+  // kIndexBuilding and hands it over as kIndexBuilt; an arrival that finds kIndexNone builds it
+  // itself, as kIndexMain). The indexes are the same whoever builds them.
+  enum : uint8_t { kIndexNone, kIndexBuilding, kIndexBuilt, kIndexMain };
+  std::unique_ptr<std::atomic<uint8_t>[]> index_state_;  // (null: every index is built at arrival)
+  std::atomic<int32_t> arrival_front_{0};   // 1 + the highest id of an arrived job
+  std::atomic<int64_t> prebuilt_replicas_{0};  // replicas of the indexes built ahead, not yet taken
+  void build_indexes_ahead();
+  bool take_prebuilt_index(int32_t j);
   void await_replicas(int64_t task_end) const {  // the replicas of the tasks below task_end are drawn
     if (task_end > tasks_drawn_seen_) await_replicas_slow(task_end);
   }
@@ -594,8 +597,14 @@ class Sim {
   };
   template <bool kPrefetchRun = false>  // true: the caller launches the task found (its run record is prefetched)
   int32_t take_local(PlaceIndex& index, int32_t place);
+  struct IndexScratch {  // a place index build's work arrays (one set per thread that builds)
+    std::vector<uint64_t> keys, keys2;
+    std::vector<int32_t> task_of;
+  };
   template <class PlaceOf>
-  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of);
+  void build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of,
+                         IndexScratch& scratch) const;
+  void build_place_indexes(int32_t job, IndexScratch& scratch);  // the job's node and rack indexes
   void clear_job_bits(int32_t job);  // every group's bit of the job: none of its maps is unlaunched
   void clear_node_bit(int32_t job, int32_t node) {
     const int32_t slot = job_slot_[job];
@@ -630,8 +639,7 @@ class Sim {
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
   int64_t unplaced_active_jobs_ = 0;    // active jobs with unplaced_maps_
   int64_t requeued_map_entries_ = 0;    // entries in requeued_[kMap] over all jobs
-  std::vector<uint64_t> scratch_keys_, scratch_keys2_;
-  std::vector<int32_t> scratch_task_of_;
+  IndexScratch index_scratch_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 
   // A node's slots and the attempts running there, in one cache line (a heartbeat, a launch and
@@ -743,6 +751,21 @@ class Sim {
   std::vector<std::vector<int32_t>> crash_jobs_;       // per node: jobs whose outputs it held when it crashed
   uint64_t crashes_ = 0, lost_outputs_ = 0, failed_attempts_ = 0;
   int64_t spec_running_total_ = 0;
+
+  struct Drawer {  // the thread, asked to stop and joined when the simulation goes
+    std::atomic<bool> stop{false};
+    std::atomic<uint32_t> wake{0};  // bumped (and waited on) when the thread may go on
+    std::thread thread;
+    void nudge() {
+      wake.fetch_add(1, std::memory_order_release);
+      wake.notify_one();
+    }
+    ~Drawer() {
+      stop.store(true, std::memory_order_relaxed);
+      nudge();
+      if (thread.joinable()) thread.join();
+    }
+  } replica_drawer_;  // (the last member: joined before anything it reads or writes goes)
 };
 
 }  // namespace schedlab::mr

@@ -40,6 +40,9 @@ constexpr size_t kBackgroundPopulateBytes = size_t(64) << 20;
 constexpr size_t kPopulateAhead = 16;
 // workloads whose drawn replicas reach this many draw them on a thread of their own
 constexpr size_t kBackgroundReplicas = size_t(1) << 20;
+// the place indexes built ahead of the jobs' arrivals on that thread hold at most this many
+// replicas not yet taken (some tens of MB)
+constexpr int64_t kIndexAheadReplicas = int64_t(1) << 20;
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -401,7 +404,11 @@ void Sim::place_replicas() {
   // its own while the run starts: a job's replicas are read from its submission on (its place
   // index, locality), by then long drawn; await_replicas() waits for them otherwise.
   if (n_reps >= kBackgroundReplicas) {
-    replica_drawer_.thread = std::thread([this, r, rack_nodes = std::move(rack_nodes)] { draw_replicas(rack_nodes, r); });
+    index_state_.reset(new std::atomic<uint8_t>[wl_.n_jobs()]());
+    replica_drawer_.thread = std::thread([this, r, rack_nodes = std::move(rack_nodes)] {
+      draw_replicas(rack_nodes, r);
+      build_indexes_ahead();
+    });
   } else {
     draw_replicas(rack_nodes, r);
     tasks_drawn_seen_ = int64_t(wl_.n_tasks());
@@ -456,25 +463,72 @@ void Sim::await_replicas_slow(int64_t task_end) const {
   while ((tasks_drawn_seen_ = tasks_drawn_.load(std::memory_order_acquire)) < task_end) std::this_thread::yield();
 }
 
+// The place indexes of the jobs about to arrive, job by job ahead of the arrivals (see
+// index_state_), while the simulation runs.
+void Sim::build_indexes_ahead() {
+  IndexScratch scratch;
+  const auto nj = static_cast<int32_t>(wl_.n_jobs());
+  for (int32_t j = 0; j < nj; ++j) {
+    for (;;) {  // (waits while the indexes built ahead are at their bound: arrivals take them)
+      const uint32_t seen = replica_drawer_.wake.load(std::memory_order_acquire);
+      if (replica_drawer_.stop.load(std::memory_order_relaxed)) return;
+      j = std::max(j, arrival_front_.load(std::memory_order_relaxed));  // (jobs behind it: built at arrival)
+      if (j >= nj || prebuilt_replicas_.load(std::memory_order_relaxed) < kIndexAheadReplicas) break;
+      replica_drawer_.wake.wait(seen, std::memory_order_acquire);
+    }
+    if (j >= nj) return;
+    if (wl_.n_maps[j] == 0) continue;
+    uint8_t none = kIndexNone;
+    if (!index_state_[j].compare_exchange_strong(none, kIndexBuilding, std::memory_order_acquire)) continue;
+    build_place_indexes(j, scratch);
+    prebuilt_replicas_.fetch_add(rep_per_map_ * wl_.n_maps[j], std::memory_order_relaxed);
+    index_state_[j].store(kIndexBuilt, std::memory_order_release);
+  }
+}
+
+// Job j arrives: true if its indexes were built ahead (waiting for them if they are being built),
+// false if the arrival is to build them.
+bool Sim::take_prebuilt_index(int32_t j) {
+  if (!index_state_) return false;
+  if (j >= arrival_front_.load(std::memory_order_relaxed)) arrival_front_.store(j + 1, std::memory_order_relaxed);
+  uint8_t state = kIndexNone;
+  if (index_state_[j].compare_exchange_strong(state, kIndexMain, std::memory_order_acquire)) return false;
+  while (state == kIndexBuilding) {
+    std::this_thread::yield();
+    state = index_state_[j].load(std::memory_order_acquire);
+  }
+  const int64_t n = rep_per_map_ * wl_.n_maps[j];
+  const int64_t before = prebuilt_replicas_.fetch_sub(n, std::memory_order_relaxed);
+  if (before >= kIndexAheadReplicas && before - n < kIndexAheadReplicas) replica_drawer_.nudge();  // (it may wait)
+  return true;
+}
+
+void Sim::build_place_indexes(int32_t j, IndexScratch& scratch) {
+  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; }, scratch);
+  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; },
+                    scratch);
+}
+
 template <class PlaceOf>
-void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of) {
+void Sim::build_place_index(PlaceIndex& index, int32_t job, int32_t n_places, bool keep_bits, PlaceOf place_of,
+                            IndexScratch& scratch) const {
   const int64_t b = wl_.task_begin[job], e = b + wl_.n_maps[job];
-  const int64_t rb = rep_range(b).lo, n_reps = (e > b ? rep_range(e - 1).hi : rb) - rb;
+  const int64_t rb = rep_range(job, b).lo, n_reps = (e > b ? rep_range(job, e - 1).hi : rb) - rb;
   // one key per replica: place in the high half, the complement of its replica index in the low
   // half, so that sorting groups replicas by place with the lowest task last in each group
-  auto& keys = scratch_keys_;
+  auto& keys = scratch.keys;
   keys.resize(static_cast<size_t>(n_reps));
-  auto& task_of = scratch_task_of_;
+  auto& task_of = scratch.task_of;
   task_of.resize(static_cast<size_t>(n_reps));
   for (int64_t t = b; t < e; ++t)
-    for (int64_t k = rep_range(t).lo, end = rep_range(t).hi; k < end; ++k) {
+    for (int64_t k = rep_range(job, t).lo, end = rep_range(job, t).hi; k < end; ++k) {
       const auto i = static_cast<uint32_t>(k - rb);
       keys[size_t(n_reps) - 1 - i] = (static_cast<uint64_t>(static_cast<uint32_t>(place_of(k))) << 32) | ~i;
       task_of[i] = static_cast<int32_t>(t);
     }
   // keys are in descending replica order: a stable LSD radix sort on the place bytes finishes
   // the (place, -replica) order a comparison sort would give, in a few linear passes
-  auto& tmp = scratch_keys2_;
+  auto& tmp = scratch.keys2;
   tmp.resize(keys.size());
   for (int shift = 32; shift < 64 && (int64_t(n_places - 1) >> (shift - 32)) > 0; shift += 8) {
     size_t count[257] = {0};
@@ -535,9 +589,10 @@ void Sim::build_job_index(int32_t j) {
   unplaced_maps_[j] = unplaced;
   unplaced_active_jobs_ += unplaced;
   unlaunched_maps_[j] = wl_.n_maps[j];
-  await_replicas(e);
-  build_place_index(node_index_[j], j, n_nodes(), false, [&](int64_t k) { return rep_node_[k]; });
-  build_place_index(rack_index_[j], j, cluster_.n_racks, true, [&](int64_t k) { return cluster_.rack[rep_node_[k]]; });
+  if (!take_prebuilt_index(j)) {
+    await_replicas(e);
+    build_place_indexes(j, index_scratch_);
+  }
 
   // a slot among the active jobs, and its bit on every node holding one of its maps' inputs
   int32_t slot;
