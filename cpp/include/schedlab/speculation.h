@@ -1,6 +1,6 @@
 // Speculative execution for the MapReduce engine, as composable engine options
 // (simulate(..., speculation="late", speculation_params={...})):
-//   hadoop  — Hadoop 1.2.1 JobInProgress speculation: slow-tracker test, speculative cap, slow-task
+//   hadoop  — Hadoop 0.21 JobTracker speculation (HADOOP-2141): slow-tracker test, speculative cap, slow-task
 //             test on progress rates, longest estimated time left [Sagar & Moni 2015, §III]
 //   yarn    — YARN 2.7 DefaultSpeculator with the legacy estimator, Eq. 5.1/5.2; the dissertation
 //             calls it "LATE" [Wang 2017, §2.4; §5.1.2, Table 5.1]

@@ -1,5 +1,5 @@
 // Speculative execution policies for the MapReduce engine (see schedlab/speculation.h):
-//   hadoop  — Hadoop 1.2.1 JobInProgress.findSpeculativeTask [Sagar & Moni 2015, §III]
+//   hadoop  — Hadoop 0.21 JobInProgress.findSpeculativeTask (HADOOP-2141) [Sagar & Moni 2015, §III]
 //   yarn    — YARN 2.7 DefaultSpeculator, Eq. 5.1/5.2 ("LATE" in the dissertation) [Wang 2017, §2.4]
 //   late    — original LATE (Zaharia et al., OSDI'08) [Wang 2017, §2.4 (E); Sagar & Moni 2015, §III]
 //   esplash — eSplash, Algorithms 5.2.1-5.2.3 and the §5.2.4 enhancements [Wang 2017, §5.2.1; §5.2.3]
@@ -19,6 +19,8 @@ namespace schedlab::mr {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Hadoop's progress rates divide by at least a millisecond (TaskInProgress.getCurrentProgressRate)
+constexpr double kMinElapsed = 1e-3;
 
 struct Stat {
   double n = 0, sum = 0, sumsq = 0;
@@ -100,6 +102,7 @@ class Estimator {
   // per_node: keep the statistics per node too (Hadoop's slow-tracker test reads them)
   void init(const Sim& sim, bool per_node) {
     stats_.assign(2 * sim.workload().n_jobs(), Stat{});
+    finished_rates_.assign(stats_.size(), Stat{});
     node_stats_.assign(per_node ? stats_.size() : 0, NodeStats{});
     tracker_means_.assign(per_node ? stats_.size() : 0, Stat{});
     with_node_stats_.clear();
@@ -115,6 +118,7 @@ class Estimator {
     const size_t key = stage_key(wl.task_job[at.task], wl.task_stage[at.task]);
     const double d = at.finish - at.start;
     stats_[key].add(d);
+    finished_rates_[key].add(1.0 / std::max(d, kMinElapsed));
     if (node_stats_.empty()) return;  // (no per-node statistics kept)
     if (node_stats_[key].empty()) {
       with_node_stats_.push_back(key);
@@ -132,6 +136,8 @@ class Estimator {
     return s.n > 0 ? &s : nullptr;
   }
   const Stat& finished(int32_t job, int stage) const { return stats_[stage_key(job, stage)]; }
+  // The final progress rates (1 / duration) of the job's stage's finished tasks.
+  const Stat& finished_rates(int32_t job, int stage) const { return finished_rates_[stage_key(job, stage)]; }
   const Stat* finished_on(int32_t job, int stage, int32_t node) const {
     return node_stats_[stage_key(job, stage)].find(node);
   }
@@ -194,7 +200,7 @@ class Estimator {
     with_node_stats_.resize(kept);
     sweep_at_ = std::max<size_t>(64, 2 * kept);
   }
-  std::vector<Stat> stats_;
+  std::vector<Stat> stats_, finished_rates_;
   // per job and stage, if kept (init's per_node): the statistics per node, and over the nodes' means
   std::vector<NodeStats> node_stats_;
   std::vector<Stat> tracker_means_;
@@ -291,6 +297,7 @@ class SpeculatorBase : public Speculator {
     size_t begin, end;  // range of snap_
     Stat rates;         // progress rates of the attempts running alone
     double min_rate;    // the smallest of them
+    Stat copied;        // per task with several running attempts, the best of their rates
   };
   void refresh(const Sim& sim, double ttl) {
     if (snap_time_ >= 0 && sim.now() - snap_time_ < ttl) return;
@@ -301,10 +308,17 @@ class SpeculatorBase : public Speculator {
     group_keys_.clear();
     for (size_t i = 0; i < snap_.size();) {
       size_t e = i;
-      Group g{i, i, Stat{}, kInf};
+      Group g{i, i, Stat{}, kInf, Stat{}};
+      copies_.clear();
       while (e < snap_.size() && snap_[e].job == snap_[i].job && snap_[e].stage == snap_[i].stage) {
         if (snap_[e].alone) { g.rates.add(snap_[e].rate); g.min_rate = std::min(g.min_rate, snap_[e].rate); }
+        else copies_.push_back({snap_[e].task, snap_[e].rate});
         ++e;
+      }
+      if (!copies_.empty()) {  // (rare: the tasks with a copy running)
+        std::sort(copies_.begin(), copies_.end());
+        for (size_t k = 0; k < copies_.size(); ++k)
+          if (k + 1 == copies_.size() || copies_[k + 1].first != copies_[k].first) g.copied.add(copies_[k].second);
       }
       g.end = e;
       groups_.push_back(g);
@@ -337,6 +351,7 @@ class SpeculatorBase : public Speculator {
 
   Estimator est_;
   std::vector<Running> snap_;
+  std::vector<std::pair<int32_t, double>> copies_;  // (refresh's: a group's attempts that are not alone)
   // the snapshot's groups, in snap_'s order, found by job and stage through group_at_ (index + 1,
   // 0: none)
   std::vector<Group> groups_;
@@ -351,11 +366,16 @@ class SpeculatorBase : public Speculator {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Hadoop 1.2.1: on a heartbeat, a free slot is offered to jobs in order; a job offers a copy of
-// its running task with the longest estimated time left, unless the tracker is slow for the job
-// or the job is at its speculative cap; candidates have one running attempt, have run at least
-// SPECULATIVE_LAG, have not run on this host, and have a progress rate below mean - threshold x
-// std of the job's running tasks. [Sagar & Moni 2015, §III]
+// The JobTracker's speculation of Hadoop 0.21 (JobInProgress.findSpeculativeTask and
+// TaskInProgress.canBeSpeculated, HADOOP-2141) [Sagar & Moni 2015, §III]: on a heartbeat, a free
+// slot is offered to jobs in order; a job offers a copy of its running task with the longest
+// estimated time left, unless the tracker is slow for the job or the job is at its speculative
+// cap; candidates have one running attempt, have run at least SPECULATIVE_LAG, have not run on
+// this host, and have a progress rate more than threshold x std below the mean of the job's
+// statistics. Those statistics (runningMapTaskStats / runningReduceTaskStats) hold a rate per
+// task ever scheduled: a running task's current best rate, and a finished task's last one (1 /
+// its duration), never removed; `rate_statistics=running` takes the running tasks alone, each
+// running attempt's rate (a reading that keeps finished tasks out).
 class HadoopSpeculator : public SpeculatorBase {
  public:
   explicit HadoopSpeculator(const Params& p)
@@ -365,7 +385,8 @@ class HadoopSpeculator : public SpeculatorBase {
         lag_(p.number("speculative_lag")),
         min_spec_cap_(p.integer("min_spec_cap")),
         min_slots_cap_(p.number("min_slots_cap")),
-        job_order_(p.boolean("job_order")) {}
+        job_order_(p.boolean("job_order")),
+        running_only_(p.choice("rate_statistics") == "running") {}
 
   void before_heartbeat(Sim& sim, int32_t node) override {
     if (job_order_) speculate_ahead(sim, node);
@@ -451,7 +472,12 @@ class HadoopSpeculator : public SpeculatorBase {
     for (size_t gi = 0; gi < groups_.size(); ++gi) {
       const Group& g = groups_[gi];
       if (g.rates.n == 0) continue;
-      const double limit = g.rates.mean() - slow_task_ * g.rates.sd();
+      Stat stats = g.rates;
+      if (!running_only_) {
+        stats.merge(g.copied);
+        stats.merge(est_.finished_rates(snap_[g.begin].job, snap_[g.begin].stage));
+      }
+      const double limit = stats.mean() - slow_task_ * stats.sd();
       if (!(g.min_rate < limit)) continue;
       Slow& sl = slow_[gi];
       sl.begin = uint32_t(candidates_.size());
@@ -495,6 +521,7 @@ class HadoopSpeculator : public SpeculatorBase {
   int64_t min_spec_cap_;
   double min_slots_cap_;
   bool job_order_;
+  bool running_only_;
 };
 
 std::vector<ParamSpec> hadoop_params() {
@@ -508,6 +535,9 @@ std::vector<ParamSpec> hadoop_params() {
       ParamSpec::boolean("job_order", true,
                          "a job without pending tasks of a slot's type offers its copy before later jobs' pending tasks "
                          "(Hadoop 1.2.1; jobs in submission order); false = copies only in slots the scheduler leaves free"),
+      ParamSpec::choice("rate_statistics", "scheduled", {"scheduled", "running"},
+                        "the progress rates a task's is compared with: every task scheduled so far, finished ones at their "
+                        "last rate (Hadoop's runningMapTaskStats / runningReduceTaskStats), or the running attempts alone"),
   };
 }
 

@@ -2,8 +2,10 @@
 
 >>> sl.simulate(cluster, workload, "fair", speculation="late", speculation_params={"speculative_cap": 0.05})
 
-* ``hadoop`` — Hadoop 1.2.1's rule: slow-tracker test, per-job speculative cap, slow tasks by
-  progress rate, longest estimated time left first [Sagar & Moni 2015, §III].
+* ``hadoop`` — the JobTracker's rule of Hadoop 0.21 (HADOOP-2141): slow-tracker test, per-job
+  speculative cap, slow tasks by progress rate against the job's statistics (a rate per task
+  scheduled so far, finished ones at their last; ``rate_statistics="running"``: the running
+  attempts alone), longest estimated time left first [Sagar & Moni 2015, §III].
 * ``yarn`` — YARN 2.7's default speculator, Eq. 5.1/5.2 (the eSplash dissertation calls it
   "LATE") [Wang 2017, §2.4].
 * ``late`` — the original LATE paper: SpeculativeCap, SlowNodeThreshold, SlowTaskThreshold.

@@ -69,14 +69,11 @@ def test_testIsSlowTracker():
     assert c.h.tracker_state("tracker3")["map_slow_tracker"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "no copy is launched: every running reduce reports progress 0, and schedlab's hadoop speculator "
-    "takes the progress-rate mean and deviation over the running attempts only (all rates 0: no task is "
-    "below the mean). Hadoop's test expects a copy of reduce 2, so its statistics evidently also hold the "
-    "finished reduces' rates; not established against 1.2.1's JobInProgress"))
 def test_testTaskToSpeculate():
     """TestSpeculativeExecution.testTaskToSpeculate: with slowTaskThreshold 0.5, after two of
-    five reduces finished, a free tracker gets a copy of reduce 2, and once that ends, of reduce 3."""
+    five reduces finished, a free tracker gets a copy of reduce 2, and once that ends, of reduce 3.
+    The running reduces report progress 0: reduce 2 is slow only against statistics that keep the
+    finished reduces' rates (1/65 s, 1/126 s), as JobInProgress's runningReduceTaskStats do."""
     c = SpecCluster(map_slots=[0] * 5, reduce_slots=[1, 1, 1, 2, 1], slow_task_threshold=0.5)
     c.h.submit(5, 5)
     assert c.find("tracker1") == [r(0)]
@@ -150,3 +147,19 @@ def test_testAtSpeculativeCap():
     assert _speculative_cap(1200, 800, 20) == 40
     assert _speculative_cap(1200, 1150, 20) == 10
     assert _speculative_cap(1200, 1150, 2000) == 20
+
+
+def test_testTaskToSpeculate_running_statistics_see_no_slow_task():
+    """The same scenario with rate_statistics=running (the running attempts' rates alone): every
+    running reduce's rate is 0, none is below the mean, and no copy is launched."""
+    c = SpecCluster(map_slots=[0] * 5, reduce_slots=[1, 1, 1, 2, 1], slow_task_threshold=0.5,
+                    rate_statistics="running")
+    c.h.submit(5, 5)
+    for tracker, reduce in (("tracker1", 0), ("tracker2", 1), ("tracker3", 2), ("tracker4", 3), ("tracker4", 4)):
+        assert c.find(tracker) == [r(reduce)]
+    c.advance(5000)
+    c.h.finish(r(0))
+    c.advance(1000)
+    c.h.finish(r(1))
+    c.advance(20000)
+    assert c.find("tracker5") == []
