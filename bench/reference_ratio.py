@@ -1,6 +1,6 @@
 """schedlab against the public Hawk/Eagle simulator on the simulator's own configurations.
 
-    python bench/reference_ratio.py [--traces DIR] [--repeat 3] [--schedulers sparrow,hawk,eagle]
+    python bench/reference_ratio.py [--traces DIR] [--repeat 3] [--schedulers sparrow,hawk,eagle] [--workers 5200]
 
 Runs the 24 configurations the simulator's README describes -- YH1_sub.tr on 3,000 and 4,000
 workers, YH2_sub.tr on 4,200 and 6,200, GOOG_subtrace.tr on 5,200, 7,800, 11,600 and 17,400;
@@ -67,13 +67,17 @@ def main():
     ap.add_argument("--traces", help="folder holding YH1_sub.tr, YH2_sub.tr and GOOG_subtrace.tr")
     ap.add_argument("--repeat", type=int, default=3, help="runs per configuration; the best wall time counts")
     ap.add_argument("--schedulers", default=",".join(SCHEDULERS))
+    ap.add_argument("--workers", default="", help="only these worker counts, e.g. 5200,7800 (e.g. to profile one)")
     a = ap.parse_args()
     folder = trace_dir(a.traces)
     wanted = [s for s in a.schedulers.split(",") if s]
+    sizes = {int(w) for w in a.workers.split(",") if w}
     print(f"{'trace':<17} {'workers':>7} {'scheduler':<8} {'wall s':>8} {'cpu s':>7} {'events':>11} "
           f"{'reference s':>11} {'ratio':>7} {'on cpu':>7}")
     tot_ours = tot_cpu = tot_ref = 0.0
     for (name, workers), ref in REFERENCE.items():
+        if sizes and workers not in sizes:
+            continue
         for scheduler, ref_s in zip(SCHEDULERS, ref):
             if scheduler not in wanted:
                 continue
