@@ -375,6 +375,7 @@ class Sim {
   // Attempts of a task, newest first: for (a = last_attempt(t); a >= 0; a = attempt(a).prev_same_task)
   int64_t last_attempt(int32_t task) const { return task_rt_[task].last_attempt; }
   int32_t running_attempts(int32_t task) const { return task_rt_[task].running; }
+  void prefetch_task_runtime(int32_t task) const { __builtin_prefetch(&task_rt_[task]); }  // (last_attempt, running_attempts)
 
   // ---- finding pending tasks of a job (Hadoop's per-job task caches) ----
   // A pending map of `job` whose input is on `node` (kNodeLocal), on its rack (kRackLocal) or

@@ -149,9 +149,15 @@ class Estimator {
   void snapshot(const Sim& sim, std::vector<Running>& out, bool by_group) {
     const auto& wl = sim.workload();
     auto running = [&](int64_t a) { return sim.attempt(a).status == kRunning; };
+    auto id = [](uint64_t k) { return int64_t(k & kAttemptBits); };
+    // A day's attempts are millions and the running ones lie far apart among them: each loop
+    // fetches what it reads of an attempt kAhead attempts ahead, so that the misses overlap.
+    constexpr size_t kAhead = 8;
     size_t kept = 0;
-    for (uint64_t k : running_)
-      if (running(int64_t(k & kAttemptBits))) running_[kept++] = k;
+    for (size_t i = 0, n = running_.size(); i < n; ++i) {
+      if (i + kAhead < n) __builtin_prefetch(&sim.attempt(id(running_[i + kAhead])));
+      if (running(id(running_[i]))) running_[kept++] = running_[i];
+    }
     running_.resize(kept);
     for (int64_t a = seen_attempts_; a < sim.n_attempts(); ++a)
       if (running(a))
@@ -163,12 +169,18 @@ class Estimator {
       std::sort(running_.begin() + std::ptrdiff_t(kept), running_.end());
       std::inplace_merge(running_.begin(), running_.begin() + std::ptrdiff_t(kept), running_.end());
     }
-    out.clear();
+    out.resize(running_.size());
     const double now = sim.now();
-    for (uint64_t k : running_) {
-      const int64_t a = int64_t(k & kAttemptBits);
+    for (size_t i = 0, n = running_.size(); i < n; ++i) {
+      if (i + kAhead < n) {  // (its record was read just above)
+        const int32_t t = sim.attempt(id(running_[i + kAhead])).task;
+        __builtin_prefetch(&wl.task_job[t]);
+        __builtin_prefetch(&wl.task_stage[t]);
+        sim.prefetch_task_runtime(t);
+      }
+      const int64_t a = id(running_[i]);
       const Attempt& at = sim.attempt(a);
-      Running r;
+      Running& r = out[i];
       r.attempt = a;
       r.task = at.task;
       r.job = wl.task_job[at.task];
@@ -180,7 +192,6 @@ class Estimator {
       r.time_left = r.rate > 0 ? (1.0 - r.progress) / r.rate : kInf;
       r.est_end = r.progress > 0 ? at.start + r.elapsed / r.progress : kInf;
       r.alone = sim.running_attempts(at.task) == 1;
-      out.push_back(r);
     }
   }
   static bool ran_on(const Sim& sim, int32_t task, int32_t node) {
