@@ -71,6 +71,14 @@ def configurations():
         yield (f"{sched}/strict_locality/seed1", "mapreduce",
                lambda sched=sched: sl.simulate(_mapreduce_cluster(), _mapreduce_workload(1),
                                                sl.schedulers.get(sched, strict_locality=True), seed=1))
+    # YARN's speculator on a cluster with more than a thousand attempts running at once, reading only
+    # the stages with min_finished finished tasks (its snapshot's selective and whole-list passes)
+    yield ("fair/spec_yarn,min_finished=3,600_nodes/seed1", "mapreduce", lambda: sl.simulate(
+        sl.Cluster(nodes=600, racks=20, map_slots=2, reduce_slots=1,
+                   speeds=np.random.default_rng(3).choice([0.5, 1.0, 1.0, 1.5], size=600)),
+        sl.synthetic.generate(jobs=40, rate=0.5, seed=3, maps=("randint", 50, 400), reduces=("randint", 0, 20),
+                              map_work=("exponential", 30.0), reduce_work=("exponential", 40.0)),
+        "fair", seed=1, speculation="yarn", speculation_params={"min_finished": 3}))
     worker_variants = [(s, {}) for s in mr[mr["engine"] == "worker"]["name"]] + [
         ("hawk", {"stealing": False}), ("hawk", {"steal_rule": "random"}), ("eagle", {"srpt": False}),
         ("eagle", {"sss": False, "sbp": False}), ("dice", {"base": "hawk"}), ("dice", {"elastic_sizing": False}),

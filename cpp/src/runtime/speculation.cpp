@@ -109,6 +109,7 @@ class Estimator {
     sweep_at_ = 64;
     running_.clear();
     seen_attempts_ = 0;
+    check_all_at_ = 1024;
   }
   // Successful attempts feed the finished-duration statistics of their job and stage.
   void on_finished(const Sim& sim, int64_t a) {
@@ -146,21 +147,26 @@ class Estimator {
   // snapshot to the next in that order: those that ended drop out, and those launched since (their
   // ids above every earlier one) are merged in, so a snapshot reads only the running attempts and
   // sorts only the new ones. (An attempt runs from its launch until its status changes.)
-  void snapshot(const Sim& sim, std::vector<Running>& out, bool by_group) {
+  // By group, want(job, stage) says which stages the caller reads: the attempts of the others
+  // are left out of `out` unread, and their ended attempts are dropped from the kept list by a
+  // pass over all of it whenever the list has doubled since the last such pass.
+  template <class Want>
+  void snapshot(const Sim& sim, std::vector<Running>& out, bool by_group, Want&& want) {
     const auto& wl = sim.workload();
-    auto running = [&](int64_t a) { return sim.attempt(a).status == kRunning; };
     auto id = [](uint64_t k) { return int64_t(k & kAttemptBits); };
-    // A day's attempts are millions and the running ones lie far apart among them: each loop
-    // fetches what it reads of an attempt kAhead attempts ahead, so that the misses overlap.
+    // A day's attempts are millions and the running ones lie far apart among them: the loops
+    // below fetch what they read of an attempt kAhead attempts ahead, so that the misses overlap.
     constexpr size_t kAhead = 8;
-    size_t kept = 0;
-    for (size_t i = 0, n = running_.size(); i < n; ++i) {
-      if (i + kAhead < n) __builtin_prefetch(&sim.attempt(id(running_[i + kAhead])));
-      if (running(id(running_[i]))) running_[kept++] = running_[i];
+    const bool all = !by_group || running_.size() >= check_all_at_;
+    pick(by_group, all, want);
+    for (size_t i = 0, n = picked_.size(); i < n; ++i) {
+      if (i + kAhead < n) __builtin_prefetch(&sim.attempt(id(running_[picked_[i + kAhead]])));
+      if (sim.attempt(id(running_[picked_[i]])).status != kRunning) running_[picked_[i]] = kEnded;
     }
-    running_.resize(kept);
+    running_.erase(std::remove(running_.begin(), running_.end(), kEnded), running_.end());
+    const size_t kept = running_.size();
     for (int64_t a = seen_attempts_; a < sim.n_attempts(); ++a)
-      if (running(a))
+      if (sim.attempt(a).status == kRunning)
         running_.push_back(by_group ? uint64_t(wl.task_job[sim.attempt(a).task]) << 32 |
                                           uint64_t(wl.task_stage[sim.attempt(a).task]) << 31 | uint64_t(a)
                                     : uint64_t(a));
@@ -169,16 +175,18 @@ class Estimator {
       std::sort(running_.begin() + std::ptrdiff_t(kept), running_.end());
       std::inplace_merge(running_.begin(), running_.begin() + std::ptrdiff_t(kept), running_.end());
     }
-    out.resize(running_.size());
+    if (all) check_all_at_ = std::max<size_t>(1024, 2 * running_.size());
+    pick(by_group, false, want);
+    out.resize(picked_.size());
     const double now = sim.now();
-    for (size_t i = 0, n = running_.size(); i < n; ++i) {
-      if (i + kAhead < n) {  // (its record was read just above)
-        const int32_t t = sim.attempt(id(running_[i + kAhead])).task;
+    for (size_t i = 0, n = picked_.size(); i < n; ++i) {
+      if (i + kAhead < n) {
+        const int32_t t = sim.attempt(id(running_[picked_[i + kAhead]])).task;  // (read just above)
         __builtin_prefetch(&wl.task_job[t]);
         __builtin_prefetch(&wl.task_stage[t]);
         sim.prefetch_task_runtime(t);
       }
-      const int64_t a = id(running_[i]);
+      const int64_t a = id(running_[picked_[i]]);
       const Attempt& at = sim.attempt(a);
       Running& r = out[i];
       r.attempt = a;
@@ -193,6 +201,9 @@ class Estimator {
       r.est_end = r.progress > 0 ? at.start + r.elapsed / r.progress : kInf;
       r.alone = sim.running_attempts(at.task) == 1;
     }
+  }
+  void snapshot(const Sim& sim, std::vector<Running>& out, bool by_group) {
+    snapshot(sim, out, by_group, [](int32_t, int) { return true; });
   }
   static bool ran_on(const Sim& sim, int32_t task, int32_t node) {
     for (int64_t a = sim.last_attempt(task); a >= 0; a = sim.attempt(a).prev_same_task)
@@ -222,6 +233,26 @@ class Estimator {
   static constexpr uint64_t kAttemptBits = (uint64_t(1) << 31) - 1;
   std::vector<uint64_t> running_;
   int64_t seen_attempts_ = 0;  // attempts launched before the last snapshot
+  static constexpr uint64_t kEnded = ~uint64_t(0);
+  size_t check_all_at_ = 1024;  // (by group) the kept list's size at which all of it is checked
+  std::vector<uint32_t> picked_;  // positions in running_ a snapshot reads, in order
+  // Picks every position, or (by group, not all) those of the stages `want` accepts.
+  template <class Want>
+  void pick(bool by_group, bool all, Want& want) {
+    picked_.clear();
+    if (!by_group || all) {
+      for (size_t i = 0; i < running_.size(); ++i) picked_.push_back(uint32_t(i));
+      return;
+    }
+    for (size_t i = 0; i < running_.size();) {
+      const uint64_t stage = running_[i] >> 31;  // (2 x job + stage)
+      size_t e = i + 1;
+      while (e < running_.size() && running_[e] >> 31 == stage) ++e;
+      if (want(int32_t(stage >> 1), int(stage & 1)))
+        for (; i < e; ++i) picked_.push_back(uint32_t(i));
+      i = e;
+    }
+  }
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -313,7 +344,7 @@ class SpeculatorBase : public Speculator {
   void refresh(const Sim& sim, double ttl) {
     if (snap_time_ >= 0 && sim.now() - snap_time_ < ttl) return;
     snap_time_ = sim.now();
-    est_.snapshot(sim, snap_, true);  // (by job, stage and attempt)
+    est_.snapshot(sim, snap_, true, [&](int32_t job, int stage) { return reads_stage(job, stage); });  // (by job, stage and attempt)
     for (size_t k : group_keys_) group_at_[k] = 0;
     groups_.clear();
     group_keys_.clear();
@@ -341,6 +372,8 @@ class SpeculatorBase : public Speculator {
   }
   // After a new snapshot: what a policy derives from it.
   virtual void on_refresh(const Sim&) {}
+  // Whether the policy reads a stage's group: the others are left out of the snapshot.
+  virtual bool reads_stage(int32_t /*job*/, int /*stage*/) const { return true; }
   void invalidate() { snap_time_ = -1; }
   const Group* group(int32_t job, int stage) const {
     const int32_t g = group_at_[stage_key(job, stage)];
@@ -735,6 +768,8 @@ class YarnSpeculator : public SpeculatorBase {
     }
     return made;
   }
+  // A stage with fewer finished tasks than min_finished has no candidate: its attempts go unread.
+  bool reads_stage(int32_t job, int stage) const override { return est_.finished(job, stage).n >= double(min_finished_); }
   int64_t count_speculating(const Sim& sim, int32_t job, int stage) const {
     int64_t n = sim.speculative_running(job, stage);
     const auto& wl = sim.workload();
