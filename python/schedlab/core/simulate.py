@@ -16,6 +16,8 @@ from . import progress as _progress
 
 STATUS = ["running", "succeeded", "killed", "failed", "lost"]  # lost: succeeded map whose output died with its node
 LOCALITY = ["node", "rack", "remote", "none"]
+# the per-attempt integer columns whose values repeat (Result.to_parquet dictionary-encodes them)
+_REPEATING = ("node", "slot", "orig_node")
 
 
 #: Encoders of scheduler parameters that need the workload, by (scheduler name, parameter name):
@@ -292,7 +294,10 @@ class Result:
         Parquet file (with pyarrow, a dependency of schedlab). The tasks are written straight from
         the result's arrays, without building the DataFrame: ``job_id`` and the categorical
         columns are dictionary-encoded (pandas reads them back as categoricals). ``options`` go
-        to ``pyarrow.parquet.write_table`` (e.g. ``compression="zstd"``)."""
+        to ``pyarrow.parquet.write_table`` (e.g. ``compression="zstd"``). Parquet's dictionary
+        encoding is tried, unless ``use_dictionary`` says otherwise, on the columns whose values
+        repeat (the categorical ones, ``node``, ``slot``, ``orig_node``) and not on times and
+        task ids, which seldom repeat (trying them costs time and seldom saves space)."""
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -315,6 +320,7 @@ class Result:
                 arrays[k] = pa.DictionaryArray.from_arrays(pa.array(v[0]), pa.array(list(v[1]), pa.string()))
             else:
                 arrays[k] = pa.array(v)
+        options.setdefault("use_dictionary", [k for k in arrays if k in _REPEATING or isinstance(arrays[k], pa.DictionaryArray)])
         pq.write_table(pa.table(arrays), path, **options)
 
     def _utilization(self, tasks: pd.DataFrame, span: float) -> float:

@@ -60,3 +60,21 @@ def test_default_columns_are_filled_on_demand():
     late = sl.simulate(cluster, w, "fair", seed=0, speculation="late")
     if late.tasks["speculative"].any():
         assert (late.tasks["orig_node"][late.tasks["speculative"]] >= 0).any()
+
+
+def test_dictionary_encoding_where_values_repeat(tmp_path):
+    import pyarrow.parquet as pq
+    w = sl.synthetic.generate(30, seed=3)
+    r = sl.simulate(sl.Cluster(nodes=6), w, "fair", seed=1, speculation="late")
+
+    def encoded(path):
+        meta = pq.ParquetFile(path).metadata
+        names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+        return {n for i, n in enumerate(names)
+                if any("DICTIONARY" in e for e in meta.row_group(0).column(i).encodings)}
+
+    r.to_parquet(tmp_path / "t.parquet")
+    assert encoded(tmp_path / "t.parquet") == {"job_id", "stage", "status", "locality", "slot_type", "node", "slot", "orig_node"}
+    r.to_parquet(tmp_path / "all.parquet", use_dictionary=True)  # the caller's choice wins
+    assert {"start", "finish", "task_id"} <= encoded(tmp_path / "all.parquet")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"), pd.read_parquet(tmp_path / "all.parquet"))
