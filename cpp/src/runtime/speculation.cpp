@@ -158,7 +158,7 @@ class Estimator {
     // below fetch what they read of an attempt kAhead attempts ahead, so that the misses overlap.
     constexpr size_t kAhead = 8;
     const bool all = !by_group || running_.size() >= check_all_at_;
-    pick(by_group, all, want);
+    pick(all, want);
     for (size_t i = 0, n = picked_.size(); i < n; ++i) {
       if (i + kAhead < n) __builtin_prefetch(&sim.attempt(id(running_[picked_[i + kAhead]])));
       if (sim.attempt(id(running_[picked_[i]])).status != kRunning) running_[picked_[i]] = kEnded;
@@ -176,7 +176,7 @@ class Estimator {
       std::inplace_merge(running_.begin(), running_.begin() + std::ptrdiff_t(kept), running_.end());
     }
     if (all) check_all_at_ = std::max<size_t>(1024, 2 * running_.size());
-    pick(by_group, false, want);
+    pick(!by_group, want);
     out.resize(picked_.size());
     const double now = sim.now();
     for (size_t i = 0, n = picked_.size(); i < n; ++i) {
@@ -236,11 +236,11 @@ class Estimator {
   static constexpr uint64_t kEnded = ~uint64_t(0);
   size_t check_all_at_ = 1024;  // (by group) the kept list's size at which all of it is checked
   std::vector<uint32_t> picked_;  // positions in running_ a snapshot reads, in order
-  // Picks every position, or (by group, not all) those of the stages `want` accepts.
+  // Picks every position, or (not all: running_ by group) those of the stages `want` accepts.
   template <class Want>
-  void pick(bool by_group, bool all, Want& want) {
+  void pick(bool all, Want& want) {
     picked_.clear();
-    if (!by_group || all) {
+    if (all) {
       for (size_t i = 0; i < running_.size(); ++i) picked_.push_back(uint32_t(i));
       return;
     }
