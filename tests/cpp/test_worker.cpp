@@ -225,6 +225,66 @@ TEST(Worker, InvariantsRandomWorkload) {
 }
 
 namespace {
+// Eagle whose pick records the longest queue it served.
+class EagleWatchingQueues : public HybridScheduler {
+ public:
+  using HybridScheduler::HybridScheduler;
+  const QueueEntry* pick_entry(Sim& sim, int32_t w, bool short_only) override {
+    longest = std::max(longest, sim.worker(w).qlen);
+    return HybridScheduler::pick_entry(sim, w, short_only);
+  }
+  int32_t longest = 0;
+};
+}  // namespace
+
+// Eagle's SRPT pick passes blocks of a long queue where no probe can win instead of reading them
+// probe by probe: on an overloaded cluster (queues of hundreds of probes, task estimates from
+// 1 to 40 s, so that some blocks can be passed and some not) every attempt is the same as with
+// the probe-by-probe pick, and so are the counters and the events.
+TEST(Worker, EagleSrptBlockSkipSameSchedule) {
+  Random g(11);
+  std::vector<std::pair<double, std::vector<double>>> jobs;
+  double t = 0;
+  for (int j = 0; j < 1500; ++j) {
+    t += g.exponential(0.2);
+    const int n = 1 + static_cast<int>(g.below(j % 7 == 0 ? 30 : 6));
+    const bool lng = g.uniform() < 0.05;
+    const double scale = lng ? 200 : g.uniform(1, 40);
+    std::vector<double> d;
+    for (int k = 0; k < n; ++k) d.push_back(scale * g.uniform(0.5, 1.5));
+    jobs.push_back({t, d});
+  }
+  Workload w = make_workload(jobs);
+  Cluster c = Cluster::uniform(12, 1, 1, 0);
+  Options o;
+  o.cutoff = 100;
+  o.short_partition = 0.25;
+  HybridConfig cfg;
+  cfg.sss = cfg.sbp = cfg.srpt = true;
+  cfg.min_probes = 20;
+  SimResult r[2];
+  int32_t longest[2];
+  for (int skip = 0; skip < 2; ++skip) {
+    cfg.srpt_skips_blocks = skip;
+    EagleWatchingQueues s(cfg);
+    Sim sim(c, w, s, o, 5);
+    r[skip] = sim.run();
+    longest[skip] = s.longest;
+  }
+  EXPECT_GT(longest[1], 300);  // long enough for blocks of 32 to be passed
+  ASSERT_EQ(r[0].att_task.size(), r[1].att_task.size());
+  for (size_t i = 0; i < r[0].att_task.size(); ++i) {
+    ASSERT_EQ(r[0].att_task[i], r[1].att_task[i]) << i;
+    ASSERT_EQ(r[0].att_node[i], r[1].att_node[i]) << i;
+    ASSERT_EQ(r[0].att_start[i], r[1].att_start[i]) << i;
+    ASSERT_EQ(r[0].att_finish[i], r[1].att_finish[i]) << i;
+  }
+  EXPECT_EQ(r[0].job_finish, r[1].job_finish);
+  EXPECT_EQ(r[0].counters, r[1].counters);
+  EXPECT_EQ(r[0].events, r[1].events);
+}
+
+namespace {
 // One probe per task to worker 0; suspends worker 0's long task at t = 50.
 class SuspendAt50 : public Scheduler {
  public:

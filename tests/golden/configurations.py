@@ -57,6 +57,19 @@ def _worker_workload(seed):
     return sl.Workload.from_frames(jobs, tasks)
 
 
+def _overloading_workload(seed):
+    # short jobs of 1-40 s tasks (so that some probes fit a slack and some do not) arriving faster
+    # than twelve workers serve them, and a few long ones
+    rng = np.random.default_rng(seed)
+    n = 1500
+    counts = np.where(np.arange(n) % 7 == 0, rng.integers(1, 31, n), rng.integers(1, 7, n))
+    scale = np.where(rng.random(n) < 0.05, 200.0, rng.uniform(1, 40, n))
+    jobs = pd.DataFrame({"job_id": np.arange(n), "submit_time": np.cumsum(rng.exponential(0.2, n))})
+    work = np.repeat(scale, counts) * rng.uniform(0.5, 1.5, counts.sum())
+    tasks = pd.DataFrame({"job_id": np.repeat(np.arange(n), counts), "work": work})
+    return sl.Workload.from_frames(jobs, tasks)
+
+
 def configurations():
     """Yields (name, engine, thunk) where thunk() runs the simulation and returns its Result."""
     mr = sl.schedulers.available()
@@ -90,6 +103,10 @@ def configurations():
                    lambda sched=sched, params=params, seed=seed: sl.simulate(
                        sl.engines.worker.cluster(30), _worker_workload(seed), sl.schedulers.get(sched, **params),
                        seed=seed, cutoff=60.0, short_partition=0.2))
+    # Eagle on an overloaded cluster, with queues of hundreds of probes: its SRPT pick passes whole
+    # blocks of them where no probe can win
+    yield ("eagle/overloaded_queues/seed1", "worker", lambda: sl.simulate(
+        sl.engines.worker.cluster(12), _overloading_workload(1), "eagle", seed=1, cutoff=100.0, short_partition=0.25))
     for seed in (1, 2):  # the CP-SAT scheduler, on a fixed deterministic solver budget
         yield (f"mrcp/seed{seed}", "mapreduce",
                lambda seed=seed: sl.simulate(_mapreduce_cluster(), _mapreduce_workload(seed),

@@ -212,6 +212,10 @@ class Sim {
   // order. Stays valid while no probe is added to w's queue (dropping probes is fine).
   QueueEntry* queue_begin(int32_t w) { return recs_[w].data() + recs_[w].first; }
   QueueEntry* queue_end(int32_t w) { return recs_[w].data() + recs_[w].n; }
+  // The array's position 0 (at or before queue_begin), and a number that changes whenever its
+  // entries move to other positions: until it does, a position holds the same probe or a hole.
+  QueueEntry* queue_data(int32_t w) { return recs_[w].data(); }
+  uint32_t queue_layout(int32_t w) const { return recs_[w].layout; }
   // The entry of probe p, queued at worker w (nullptr if it is not queued there).
   QueueEntry* queue_entry(int32_t w, int32_t p) {
     const int32_t pos = pos_in(w, p);
@@ -362,6 +366,7 @@ class Sim {
     uint32_t own_free = ~0u;     // bit i set = own probe i is free
     uint8_t busy = 0, exec_long = 0, resume_due = 0;
     uint8_t on_heap = 0;         // the entries are in the heap block
+    uint32_t layout = 0;         // changes whenever entries move to other positions (compaction, clear)
     QueueEntry inline_[kInline];
     int32_t qlen() const { return n - first - holes; }
     int32_t cap() const { return on_heap ? heap_cap : kInline; }

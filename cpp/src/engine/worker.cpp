@@ -296,6 +296,7 @@ void Sim::free_probe(int32_t p) {
 void Sim::append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc) {
   Rec& qa = recs_[w];
   if (qa.qlen() == 0) {
+    if (qa.n) ++qa.layout;
     qa.clear();
   } else if ((qa.holes > 8 && 2 * qa.holes > qa.n) || (qa.n == qa.cap() && (qa.on_heap ? 2 * (qa.first + qa.holes) >= qa.n : qa.first + qa.holes > 0))) {
     // (a full array is compacted instead of grown when it holds removed probes: the record's
@@ -310,6 +311,7 @@ void Sim::append(int32_t w, int32_t p, int32_t job, uint8_t flags, double acc) {
       }
     qa.shrink(k);
     qa.first = qa.holes = 0;
+    ++qa.layout;
   }
   // where the probe is: an own probe in its worker's queue unless it was moved here, a shared
   // probe's worker and position in its record (its job and flags are its entry's)

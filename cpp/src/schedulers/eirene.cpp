@@ -342,6 +342,7 @@ void register_eirene_scheduler() {
         c.probe_ratio = p.number("probe_ratio");
         c.min_probes = p.integer("min_probes");
         c.starvation_cap = p.number("starvation_cap");
+        c.srpt_skips_blocks = true;
         return std::make_unique<EireneScheduler>(c, p);
       });
 }

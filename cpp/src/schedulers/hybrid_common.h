@@ -27,6 +27,10 @@ struct HybridConfig {
   int64_t steal_limit = 10000;
   bool steal_random = false;    // extraction rule: ATC (false) or RANDOM
   double starvation_cap = 5;
+  // The SRPT pick may pass blocks of a long queue where no probe can win, leaving their stale
+  // probes for a later pick to drop: only where nothing reads queue lengths or moves probes
+  // between queues (Eagle and Eirene; not Dice, whose preemption counts queued short probes)
+  bool srpt_skips_blocks = false;
 };
 
 class HybridScheduler : public Scheduler {
@@ -50,6 +54,22 @@ class HybridScheduler : public Scheduler {
   void probe_short_random(Sim& sim, int32_t job);
   void probe_short_sss(Sim& sim, int32_t job);
   QueueEntry* pick_srpt(Sim& sim, int32_t w, bool short_only);
+  // Per worker, what the SRPT pick knows of each full block of kSrptBlock positions of its
+  // queue array (valid while the array's layout is unchanged): a lower bound of the estimates of
+  // the probes there that may still win, and the position of the short probe of least slack
+  // (-1: none), whose slack is the block's while that probe is queued, its job has work left
+  // and no pick has passed the block since (a pick adds to the slack of the probes it passes).
+  static constexpr int32_t kSrptBlock = 32;
+  struct SrptBlock {
+    double min_est;
+    int32_t least_slack;  // a position in the array, -1 if none
+    bool valid;
+  };
+  struct SrptBlocks {
+    uint32_t layout = 0;
+    std::vector<SrptBlock> blocks;
+  };
+  std::vector<SrptBlocks> srpt_blocks_;
   int64_t n_probes(Sim& sim, int32_t job, int64_t minimum) const;
   bool blacklisted(int32_t w) const { return (blacklist_[w >> 6] >> (w & 63)) & 1ULL; }
 

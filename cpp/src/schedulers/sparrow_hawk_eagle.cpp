@@ -61,6 +61,7 @@ void HybridScheduler::init(Sim& sim) {
   empty_.assign(words, 0);
   blacklist_.assign(words, 0);
   for (int32_t w = first_general_; w < W_; ++w) set_bit(empty_, w);
+  if (cfg_.srpt_skips_blocks) srpt_blocks_.assign(static_cast<size_t>(W_), SrptBlocks{});
   if (cfg_.sss) {
     snap_copy_.assign(W_, -1);
     snap_time_.assign(W_, -1.0);
@@ -369,41 +370,104 @@ const QueueEntry* HybridScheduler::pick_entry(Sim& sim, int32_t w, bool short_on
 // Eagle's SRPT pick: a long probe at the head is taken at once; otherwise the probe whose job has
 // the least remaining estimated work wins (earliest on ties), provided its task estimate fits in
 // the slack (cap x estimate - accumulated bypass delay) of every short probe in front of it.
+//
+// Behind the first few probes the least slack in front is small, and most probes cannot fit in
+// it: a long queue is read by blocks, and a block whose estimates all exceed the least slack in
+// front of it is passed with its own least slack, read from its least-slack probe, instead of
+// probe by probe (the choice is the same; such a block's stale probes stay queued until a pick
+// reads the block).
 QueueEntry* HybridScheduler::pick_srpt(Sim& sim, int32_t w, bool short_only) {
   const double cap = cfg_.starvation_cap;
   QueueEntry* const end = sim.queue_end(w);
-  QueueEntry* best = nullptr;
-  double best_rem = INFINITY;
-  double min_slack = INFINITY;
-  bool first = true;
-  for (QueueEntry* q = sim.queue_begin(w); q != end; ++q) {
+  QueueEntry* q = sim.queue_begin(w);
+  // the first probe whose job has work left (stale probes are dropped for free); a long one goes first
+  for (; q != end; ++q) {
     if (!q->live()) continue;
-    const int32_t job = q->job;
-    const double rem = sim.remaining(job);
-    if (rem == -1) {  // the job has nothing left: stale probe, dropped for free
+    if (sim.remaining(q->job) == -1) {
       sim.drop_entry(w, q);
       continue;
     }
-    const bool is_long = q->is_long();
-    if (is_long && short_only) { first = false; continue; }
-    if (first && is_long) return q;
-    first = false;
-    const double e = sim.est(job);
-    if (rem < best_rem && e <= min_slack) {
-      best = q;
+    if (q->is_long() && !short_only) return q;
+    break;
+  }
+  QueueEntry* best = nullptr;
+  double best_rem = INFINITY;
+  double min_slack = INFINITY;
+  // one probe; false once nothing further can win: no estimate fits a negative slack, and no
+  // remaining time is below 0 (stale probes further back are purged when a later pick reaches
+  // them, which changes no choice)
+  auto visit = [&](QueueEntry* e) {
+    if (!e->live()) return true;
+    const int32_t job = e->job;
+    const double rem = sim.remaining(job);
+    if (rem == -1) {
+      sim.drop_entry(w, e);
+      return true;
+    }
+    const bool is_long = e->is_long();
+    if (is_long && short_only) return true;
+    const double est = sim.est(job);
+    if (rem < best_rem && est <= min_slack) {
+      best = e;
       best_rem = rem;
     }
-    if (!is_long) min_slack = std::min(min_slack, cap * e - q->acc);
-    // Nothing further can win: no estimate fits a negative slack, and no remaining time is
-    // below 0. Stale probes further back are purged when a later pick reaches them, which
-    // changes no choice.
-    if (min_slack < 0 || best_rem <= 0) break;
+    if (!is_long) min_slack = std::min(min_slack, cap * est - e->acc);
+    return !(min_slack < 0 || best_rem <= 0);
+  };
+  QueueEntry* const data = sim.queue_data(w);
+  if (cfg_.srpt_skips_blocks && end - q >= 2 * kSrptBlock) {
+    SrptBlocks& sb = srpt_blocks_[w];
+    if (sb.layout != sim.queue_layout(w)) {
+      sb.layout = sim.queue_layout(w);
+      sb.blocks.clear();
+    }
+    // the rest of the first probe's block, probe by probe
+    QueueEntry* stop = data + ((q - data) / kSrptBlock + 1) * kSrptBlock;
+    for (; q != stop; ++q)
+      if (!visit(q)) goto chosen;
+    for (; end - q >= kSrptBlock; q = stop) {
+      stop = q + kSrptBlock;
+      const size_t b = size_t(q - data) / kSrptBlock;
+      if (b < sb.blocks.size() && sb.blocks[b].valid && sb.blocks[b].min_est > min_slack) {
+        const int32_t at = sb.blocks[b].least_slack;
+        if (at < 0) continue;  // no short probe there
+        const QueueEntry& e = data[at];
+        if (e.live() && sim.remaining(e.job) != -1) {
+          min_slack = std::min(min_slack, cap * sim.est(e.job) - e.acc);
+          continue;
+        }
+      }
+      // probe by probe, noting the block's least estimate and least slack
+      SrptBlock blk{INFINITY, -1, true};
+      double least = INFINITY;
+      for (; q != stop; ++q) {
+        if (!visit(q)) goto chosen;
+        if (!q->live()) continue;  // (a hole, or dropped just now)
+        const double est = sim.est(q->job);
+        blk.min_est = std::min(blk.min_est, est);
+        if (!q->is_long() && cap * est - q->acc < least) {
+          least = cap * est - q->acc;
+          blk.least_slack = int32_t(q - data);
+        }
+      }
+      if (b >= sb.blocks.size()) sb.blocks.resize(b + 1, SrptBlock{0, -1, false});
+      sb.blocks[b] = blk;
+    }
   }
+  for (; q != end; ++q)
+    if (!visit(q)) break;
+chosen:
   if (!best) return nullptr;
   if (!best->is_long()) {
     const double e = sim.est(best->job);
-    for (QueueEntry* q = sim.queue_begin(w); q != best; ++q)
+    for (q = sim.queue_begin(w); q != best; ++q)
       if (q->live()) q->acc += e;
+    // the blocks passed have their slacks changed
+    if (cfg_.srpt_skips_blocks) {
+      auto& blocks = srpt_blocks_[w].blocks;
+      const size_t last = std::min(blocks.size(), size_t(best - data) / kSrptBlock + 1);
+      for (size_t b = size_t(sim.queue_begin(w) - data) / kSrptBlock; b < last; ++b) blocks[b].valid = false;
+    }
   }
   return best;
 }
@@ -574,6 +638,7 @@ void register_hybrid_schedulers() {
           c.starvation_cap = p.number("starvation_cap");
           c.probe_ratio = p.number("probe_ratio");
           c.min_probes = p.integer("min_probes");
+          c.srpt_skips_blocks = true;
           return std::make_unique<HybridScheduler>(c);
         });
   }
