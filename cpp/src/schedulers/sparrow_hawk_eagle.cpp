@@ -462,8 +462,9 @@ chosen:
     const double e = sim.est(best->job);
     for (q = sim.queue_begin(w); q != best; ++q)
       if (q->live()) q->acc += e;
-    // the blocks passed have their slacks changed
-    if (cfg_.srpt_skips_blocks) {
+    // the blocks passed have their slacks changed (an array of fewer positions has no blocks noted
+    // in its layout: it grows until its layout changes)
+    if (cfg_.srpt_skips_blocks && sim.queue_end(w) - data >= 2 * kSrptBlock) {
       auto& blocks = srpt_blocks_[w].blocks;
       const size_t last = std::min(blocks.size(), size_t(best - data) / kSrptBlock + 1);
       for (size_t b = size_t(sim.queue_begin(w) - data) / kSrptBlock; b < last; ++b) blocks[b].valid = false;
