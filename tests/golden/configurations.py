@@ -16,6 +16,8 @@ import pandas as pd
 import schedlab as sl
 
 GOLDEN_FILE = pathlib.Path(__file__).with_name("schedules.json")
+# the schedules of trace_configurations(), on the shared real-trace samples
+TRACE_GOLDEN_FILE = pathlib.Path(__file__).with_name("trace_schedules.json")
 
 # the columns that define a schedule, per engine; new result columns do not move the goldens
 JOB_COLUMNS = ["job_id", "submit_time", "start_time", "finish_time"]
@@ -117,6 +119,33 @@ def configurations():
             yield (f"{sched}/seed{seed}", "share",
                    lambda sched=sched, seed=seed: sl.simulate(zhou2019.micro_cluster(), zhou2019.micro2_workload(
                        seed=seed, tasks_per_job=20), sched, seed=seed, performance=zhou2019.MICRO_PERFORMANCE_OPTION))
+
+
+def trace_configurations():
+    """Yields (name, engine, trace, run) on the shared real-trace samples: ``trace`` is a sample's
+    path under the traces folder, ``run(path)`` simulates it and returns the Result. The worker
+    engine's are the Hawk/Eagle simulator's own configurations (its three traces with its worker
+    counts and presets); the MapReduce engine's, SWIM's FB-2009 day under every scheduler but
+    ``mrcp`` (a solve per scheduling round: more than five minutes on this day) and, under ``fair``, every speculator and
+    node crashes."""
+    worker = sl.engines.worker
+    for trace, workers, preset in (("YH1_sub.tr", 3000, "yahoo"), ("YH2_sub.tr", 4200, "yahoo"),
+                                   ("GOOG_subtrace.tr", 5200, "google")):
+        for sched in ("sparrow", "hawk", "eagle", "dice", "eirene"):
+            yield (f"{trace}/{workers}_workers/{sched}/seed1", "worker", f"hawk_eagle/{trace}",
+                   lambda path, workers=workers, preset=preset, sched=sched: sl.simulate(
+                       worker.cluster(workers), worker.read_trace(path), sched, seed=1, **worker.preset(preset)))
+    day = "swim/FB-2009_samples_24_times_1hr_0.tsv"
+    options = {"plain": {}, **{f"spec_{s}": {"speculation": s} for s in SPECULATORS},
+               "crashes": {"faults": "crash:4:600.0:2000.0", "speculation": "hadoop"}}
+    mr = sl.schedulers.available()
+    runs = [(s, "plain") for s in mr[mr["engine"] == "mapreduce"]["name"] if s != "mrcp"]
+    runs += [("fair", o) for o in options if o != "plain"]
+    for sched, opt in runs:
+        yield (f"FB-2009_0/600_nodes/{sched}/{opt}/seed2", "mapreduce", day,
+               lambda path, sched=sched, opt=opt: sl.simulate(
+                   sl.Cluster(nodes=600, racks=20, map_slots=2, reduce_slots=1), sl.read_trace(path), sched, seed=2,
+                   **options[opt]))
 
 
 def _table_hash(df: pd.DataFrame, columns) -> str:
