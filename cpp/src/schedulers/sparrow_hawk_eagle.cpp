@@ -460,8 +460,7 @@ chosen:
   if (!best) return nullptr;
   if (!best->is_long()) {
     const double e = sim.est(best->job);
-    for (q = sim.queue_begin(w); q != best; ++q)
-      if (q->live()) q->acc += e;
+    for (q = sim.queue_begin(w); q != best; ++q) q->acc += e;  // (a hole's is never read: no branch on it)
     // the blocks passed have their slacks changed (an array of fewer positions has no blocks noted
     // in its layout: it grows until its layout changes)
     if (cfg_.srpt_skips_blocks && sim.queue_end(w) - data >= 2 * kSrptBlock) {
