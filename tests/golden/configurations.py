@@ -126,8 +126,8 @@ def trace_configurations():
     path under the traces folder, ``run(path)`` simulates it and returns the Result. The worker
     engine's are the Hawk/Eagle simulator's own configurations (its three traces with its worker
     counts and presets); the MapReduce engine's, SWIM's FB-2009 day under every scheduler but
-    ``mrcp`` (a solve per scheduling round: more than five minutes on this day) and, under ``fair``, every speculator and
-    node crashes."""
+    ``mrcp`` (a solve per scheduling round: more than five minutes on this day) and, under
+    ``fair``, every speculator and node crashes."""
     worker = sl.engines.worker
     for trace, workers, preset in (("YH1_sub.tr", 3000, "yahoo"), ("YH2_sub.tr", 4200, "yahoo"),
                                    ("GOOG_subtrace.tr", 5200, "google")):

@@ -10,18 +10,11 @@ import json
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "python")]
 from configurations import (GOLDEN_FILE, TRACE_GOLDEN_FILE, configurations, fingerprint,  # noqa: E402
                             trace_configurations)
-
-REPO = pathlib.Path(__file__).resolve().parents[2]
-
-
-def traces_dir():
-    from schedlab.core import config
-    chosen = config.get("traces").value
-    d = pathlib.Path(chosen) if chosen else REPO.parent / "shared" / "traces"
-    return d if d.is_dir() else None
+from conftest import traces_dir  # noqa: E402  (the tests' own lookup of the samples)
 
 
 def write(file, golden, old):
