@@ -240,7 +240,9 @@ class EagleWatchingQueues : public HybridScheduler {
 // Eagle's SRPT pick passes blocks of a long queue where no probe can win instead of reading them
 // probe by probe: on an overloaded cluster (queues of hundreds of probes, task estimates from
 // 1 to 40 s, so that some blocks can be passed and some not) every attempt is the same as with
-// the probe-by-probe pick, and so are the counters and the events.
+// the probe-by-probe pick, and so are the counters and the events; with estimates in whole
+// seconds (truncated: the blocks a pick passes keep their notes) and fractional ones (they are
+// read again).
 TEST(Worker, EagleSrptBlockSkipSameSchedule) {
   Random g(11);
   std::vector<std::pair<double, std::vector<double>>> jobs;
@@ -256,32 +258,36 @@ TEST(Worker, EagleSrptBlockSkipSameSchedule) {
   }
   Workload w = make_workload(jobs);
   Cluster c = Cluster::uniform(12, 1, 1, 0);
-  Options o;
-  o.cutoff = 100;
-  o.short_partition = 0.25;
-  HybridConfig cfg;
-  cfg.sss = cfg.sbp = cfg.srpt = true;
-  cfg.min_probes = 20;
-  SimResult r[2];
-  int32_t longest[2];
-  for (int skip = 0; skip < 2; ++skip) {
-    cfg.srpt_skips_blocks = skip;
-    EagleWatchingQueues s(cfg);
-    Sim sim(c, w, s, o, 5);
-    r[skip] = sim.run();
-    longest[skip] = s.longest;
+  for (const bool truncate : {true, false}) {
+    SCOPED_TRACE(truncate ? "whole-second estimates" : "fractional estimates");
+    Options o;
+    o.cutoff = 100;
+    o.short_partition = 0.25;
+    o.truncate = truncate;
+    HybridConfig cfg;
+    cfg.sss = cfg.sbp = cfg.srpt = true;
+    cfg.min_probes = 20;
+    SimResult r[2];
+    int32_t longest[2];
+    for (int skip = 0; skip < 2; ++skip) {
+      cfg.srpt_skips_blocks = skip;
+      EagleWatchingQueues s(cfg);
+      Sim sim(c, w, s, o, 5);
+      r[skip] = sim.run();
+      longest[skip] = s.longest;
+    }
+    EXPECT_GT(longest[1], 300);  // long enough for blocks of 32 to be passed
+    ASSERT_EQ(r[0].att_task.size(), r[1].att_task.size());
+    for (size_t i = 0; i < r[0].att_task.size(); ++i) {
+      ASSERT_EQ(r[0].att_task[i], r[1].att_task[i]) << i;
+      ASSERT_EQ(r[0].att_node[i], r[1].att_node[i]) << i;
+      ASSERT_EQ(r[0].att_start[i], r[1].att_start[i]) << i;
+      ASSERT_EQ(r[0].att_finish[i], r[1].att_finish[i]) << i;
+    }
+    EXPECT_EQ(r[0].job_finish, r[1].job_finish);
+    EXPECT_EQ(r[0].counters, r[1].counters);
+    EXPECT_EQ(r[0].events, r[1].events);
   }
-  EXPECT_GT(longest[1], 300);  // long enough for blocks of 32 to be passed
-  ASSERT_EQ(r[0].att_task.size(), r[1].att_task.size());
-  for (size_t i = 0; i < r[0].att_task.size(); ++i) {
-    ASSERT_EQ(r[0].att_task[i], r[1].att_task[i]) << i;
-    ASSERT_EQ(r[0].att_node[i], r[1].att_node[i]) << i;
-    ASSERT_EQ(r[0].att_start[i], r[1].att_start[i]) << i;
-    ASSERT_EQ(r[0].att_finish[i], r[1].att_finish[i]) << i;
-  }
-  EXPECT_EQ(r[0].job_finish, r[1].job_finish);
-  EXPECT_EQ(r[0].counters, r[1].counters);
-  EXPECT_EQ(r[0].events, r[1].events);
 }
 
 namespace {

@@ -58,7 +58,11 @@ class HybridScheduler : public Scheduler {
   // queue array (valid while the array's layout is unchanged): a lower bound of the estimates of
   // the probes there that may still win, and the position of the short probe of least slack
   // (-1: none), whose slack is the block's while that probe is queued, its job has work left
-  // and no pick has passed the block since (a pick adds to the slack of the probes it passes).
+  // and no pick has passed the block since (a pick adds its estimate to the delay of every probe
+  // it passes). With exact_slacks_ a block passed whole keeps its note: the estimates are whole
+  // numbers, the cap too, and their sums stay below 2^52, so every slack is an exact integer and
+  // one added to all of a block's probes leaves its least-slack probe the same; otherwise
+  // rounding could reorder near-equal slacks.
   static constexpr int32_t kSrptBlock = 32;
   struct SrptBlock {
     double min_est;
@@ -70,6 +74,7 @@ class HybridScheduler : public Scheduler {
     std::vector<SrptBlock> blocks;
   };
   std::vector<SrptBlocks> srpt_blocks_;
+  bool exact_slacks_ = false;  // (the Hawk/Eagle simulator's configurations: estimates in whole seconds)
   int64_t n_probes(Sim& sim, int32_t job, int64_t minimum) const;
   bool blacklisted(int32_t w) const { return (blacklist_[w >> 6] >> (w & 63)) & 1ULL; }
 

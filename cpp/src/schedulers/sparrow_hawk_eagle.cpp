@@ -61,7 +61,16 @@ void HybridScheduler::init(Sim& sim) {
   empty_.assign(words, 0);
   blacklist_.assign(words, 0);
   for (int32_t w = first_general_; w < W_; ++w) set_bit(empty_, w);
-  if (cfg_.srpt_skips_blocks) srpt_blocks_.assign(static_cast<size_t>(W_), SrptBlocks{});
+  if (cfg_.srpt_skips_blocks) {
+    srpt_blocks_.assign(static_cast<size_t>(W_), SrptBlocks{});
+    double total = 0;
+    exact_slacks_ = cfg_.starvation_cap == std::trunc(cfg_.starvation_cap);
+    for (int32_t j = 0; j < int32_t(sim.workload().n_jobs()); ++j) {
+      exact_slacks_ = exact_slacks_ && sim.est(j) == std::trunc(sim.est(j));
+      total += sim.est(j) * sim.n_tasks(j);
+    }
+    exact_slacks_ = exact_slacks_ && (total + 1) * (cfg_.starvation_cap + 1) < 0x1p52;
+  }
   if (cfg_.sss) {
     snap_copy_.assign(W_, -1);
     snap_time_.assign(W_, -1.0);
@@ -461,12 +470,15 @@ chosen:
   if (!best->is_long()) {
     const double e = sim.est(best->job);
     for (q = sim.queue_begin(w); q != best; ++q) q->acc += e;  // (a hole's is never read: no branch on it)
-    // the blocks passed have their slacks changed (an array of fewer positions has no blocks noted
+    // the blocks passed have their slacks changed: all of a block's by the same amount but for the
+    // winner's, unless rounding gets in the way (an array of fewer positions has no blocks noted
     // in its layout: it grows until its layout changes)
     if (cfg_.srpt_skips_blocks && sim.queue_end(w) - data >= 2 * kSrptBlock) {
       auto& blocks = srpt_blocks_[w].blocks;
       const size_t last = std::min(blocks.size(), size_t(best - data) / kSrptBlock + 1);
-      for (size_t b = size_t(sim.queue_begin(w) - data) / kSrptBlock; b < last; ++b) blocks[b].valid = false;
+      size_t b = size_t(sim.queue_begin(w) - data) / kSrptBlock;
+      if (exact_slacks_) b = std::max(b, last) - 1;
+      for (; b < last; ++b) blocks[b].valid = false;
     }
   }
   return best;
