@@ -69,6 +69,21 @@ def test_google_reads_gzip_parts_in_a_folder(tmp_path):
     assert by_job(w) == {100: [10.0, 20.0], 200: [45.0]}
 
 
+def test_google_parts_of_one_event_each_read_as_the_whole_file(tmp_path):
+    # every event in a part of its own: a task's SUBMIT, SCHEDULE, EVICT, second SCHEDULE and
+    # FINISH in five files, and a part holding only an event after the trace's end
+    lines = GOOGLE.strip().splitlines()
+    folder = tmp_path / "task_events"
+    folder.mkdir()
+    for k, line in enumerate(lines):
+        (folder / f"part-{k:05d}-of-00500.csv").write_text(line + "\n")
+    parts = sl.read_trace(folder, format="google2011")
+    whole = sl.read_trace(write(tmp_path / "whole.csv", GOOGLE), format="google2011")
+    assert by_job(parts) == {100: [10.0, 20.0], 200: [45.0]}
+    pd.testing.assert_frame_equal(parts.jobs, whole.jobs)
+    pd.testing.assert_frame_equal(parts.tasks, whole.tasks)
+
+
 @pytest.mark.parametrize("line, message", [
     ("600000000,,100,0,,0,alice,2,9,0.06,0.03,0.0001", "expected 13 comma-separated fields"),
     ("600000000,,abc,0,,0,alice,2,9,0.06,0.03,0.0001,0", "field 'job_id' is not a whole number"),

@@ -54,7 +54,9 @@ def _files(path):
 def read_google_task_events(path, *, relative: bool = True, name: str | None = None) -> Workload:
     """Reads Google 2011 ``task_events`` table(s) into a workload (see the module documentation)."""
     files = _files(path)
-    parts, metas = [], []  # per file: (ts, job, task, etype); the first event of each job seen
+    # per file, each task's last SCHEDULE and FINISH and first SUBMIT (their maximum and minimum
+    # times), so that only a file's events are held at a time; then the same over the files
+    times, metas, n_events = [], [], 0
     for f in files:
         if not os.path.exists(f):
             raise FileNotFoundError(f"{f}: no such trace file")
@@ -63,30 +65,25 @@ def read_google_task_events(path, *, relative: bool = True, name: str | None = N
         if parsed is None:  # some line needs a closer look: the line-by-line reading names the error
             seen = set(np.concatenate([m[0] for m in metas]).tolist()) if metas else set()
             parsed = _parse_lines(f, data, seen)
-        parts.append(parsed[:4])
+        del data
+        n_events += len(parsed[0])
+        times.append(_task_times(*parsed[:4]))
         metas.append(parsed[4])
-    if not sum(len(p[0]) for p in parts):
+    if not n_events:
         raise ValueError(f"{files[0]}: the trace has no events")
-    ts, job, task, etype = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    times = pd.concat(times)
+    if len(files) > 1:
+        times = times.groupby(level=["job", "task"], sort=True).agg({"schedule": "max", "finish": "max", "submit": "min"})
     # each job's columns come from its first event in the files' order
     mj, mu, ms, mp = (np.concatenate([m[k] for m in metas]) for k in range(4))
     _, first = np.unique(mj, return_index=True)
     first_meta = pd.DataFrame({"user": mu[first], "scheduling_class": ms[first], "priority": mp[first]},
                               index=mj[first])
-    ev = pd.DataFrame({"t": np.asarray(ts, dtype=np.int64), "job": np.asarray(job, dtype=np.int64),
-                       "task": np.asarray(task, dtype=np.int64), "e": np.asarray(etype, dtype=np.int8)})
-    ev = ev[ev["t"] != _AFTER_END]
-    ev = ev.sort_values(["job", "task", "t"], kind="stable")
-    key = ["job", "task"]
-    sched = ev[ev["e"] == SCHEDULE].groupby(key)["t"].last()
-    finish = ev[ev["e"] == FINISH].groupby(key)["t"].last()
-    submit = ev[ev["e"] == SUBMIT].groupby(key)["t"].min()
-    both = pd.concat({"schedule": sched, "finish": finish}, axis=1).dropna()
+    both = times[["schedule", "finish"]].dropna()
     both = both[both["finish"] >= both["schedule"]]
     if both.empty:
         raise ValueError(f"{files[0]}: no task both starts (SCHEDULE) and finishes (FINISH) in the trace")
-    both["submit"] = submit.reindex(both.index)
-    both["submit"] = both["submit"].fillna(both["schedule"])
+    both["submit"] = times["submit"].reindex(both.index).fillna(both["schedule"])
     both = both.reset_index()
     work = (both["finish"] - both["schedule"]).to_numpy(np.float64) / 1e6
     job_submit = both.groupby("job", sort=True)["submit"].min() / 1e6
@@ -100,6 +97,18 @@ def read_google_task_events(path, *, relative: bool = True, name: str | None = N
     tasks = pd.DataFrame({"job_id": both["job"].to_numpy(), "work": work})
     label = name or os.path.basename(os.path.normpath(files[0] if len(files) == 1 else os.path.dirname(files[0])))
     return Workload.from_frames(jobs, tasks, name=label, source=", ".join(files[:3]) + (" ..." if len(files) > 3 else ""))
+
+
+def _task_times(ts, job, task, etype) -> pd.DataFrame:
+    """Per (job, task) of one file's events: the last SCHEDULE's and FINISH's times and the first
+    SUBMIT's (NaN where the file has none), sorted by job and task."""
+    ev = pd.DataFrame({"t": np.asarray(ts, dtype=np.int64), "job": np.asarray(job, dtype=np.int64),
+                       "task": np.asarray(task, dtype=np.int64), "e": np.asarray(etype, dtype=np.int8)})
+    ev = ev[ev["t"] != _AFTER_END]
+    key = ["job", "task"]
+    return pd.concat({"schedule": ev[ev["e"] == SCHEDULE].groupby(key)["t"].max(),
+                      "finish": ev[ev["e"] == FINISH].groupby(key)["t"].max(),
+                      "submit": ev[ev["e"] == SUBMIT].groupby(key)["t"].min()}, axis=1).astype(np.float64)
 
 
 def _parse_lines(f, data, seen):
