@@ -102,13 +102,15 @@ def read_google_task_events(path, *, relative: bool = True, name: str | None = N
 def _task_times(ts, job, task, etype) -> pd.DataFrame:
     """Per (job, task) of one file's events: the last SCHEDULE's and FINISH's times and the first
     SUBMIT's (NaN where the file has none), sorted by job and task."""
-    ev = pd.DataFrame({"t": np.asarray(ts, dtype=np.int64), "job": np.asarray(job, dtype=np.int64),
-                       "task": np.asarray(task, dtype=np.int64), "e": np.asarray(etype, dtype=np.int8)})
-    ev = ev[ev["t"] != _AFTER_END]
-    key = ["job", "task"]
-    return pd.concat({"schedule": ev[ev["e"] == SCHEDULE].groupby(key)["t"].max(),
-                      "finish": ev[ev["e"] == FINISH].groupby(key)["t"].max(),
-                      "submit": ev[ev["e"] == SUBMIT].groupby(key)["t"].min()}, axis=1).astype(np.float64)
+    ts, etype = np.asarray(ts, dtype=np.int64), np.asarray(etype)
+    keep = ts != _AFTER_END
+    t, e = ts[keep], etype[keep]
+    # one grouping for the three, the other events' times out of the way (times are >= 0 and below 2^63 - 1)
+    ev = pd.DataFrame({"job": np.asarray(job, dtype=np.int64)[keep], "task": np.asarray(task, dtype=np.int64)[keep],
+                       "schedule": np.where(e == SCHEDULE, t, -1), "finish": np.where(e == FINISH, t, -1),
+                       "submit": np.where(e == SUBMIT, t, _AFTER_END)})
+    times = ev.groupby(["job", "task"], sort=True).agg({"schedule": "max", "finish": "max", "submit": "min"})
+    return times.astype(np.float64).mask(times.eq([-1, -1, _AFTER_END]))
 
 
 def _parse_lines(f, data, seen):
@@ -168,8 +170,7 @@ def _parse_blocks(data):
     if len(t) == 0 or (t < 0).any() or (e < 0).any() or (e > 8).any():
         return None
     job = cols["job_id"]
-    _, first = np.unique(job, return_index=True)
-    first.sort()  # (the order of first appearance)
+    first = np.flatnonzero(~pd.Series(job).duplicated().to_numpy())  # (in the order of first appearance)
     meta = (job[first], table.column("user").take(first).to_numpy(zero_copy_only=False).astype(object),
             table.column("scheduling_class").take(first).fill_null(-1).to_numpy(),
             table.column("priority").take(first).fill_null(-1).to_numpy())
