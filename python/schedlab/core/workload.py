@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
+from ._arrays import unique_pairs, unique_values
 
 #: Job columns understood by :meth:`Workload.from_frames` (others are kept and carried into results).
 JOB_COLUMNS = {
@@ -581,8 +582,7 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
     child, parent = np.concatenate(child_parts), np.concatenate(parent_parts)
     if len(child) == 0:
         return None
-    pairs = np.unique(np.stack([child, parent], axis=1), axis=0)
-    child, parent = pairs[:, 0], pairs[:, 1]
+    child, parent = unique_pairs(child, parent)
     bad = child == parent
     if bad.any():
         i = int(child[np.argmax(bad)])
@@ -635,7 +635,7 @@ def dag_levels(n, child, parent):
             break
         kids = kids_by_parent[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)]
         indeg -= np.bincount(kids, minlength=n)
-        cand = np.unique(kids)
+        cand = unique_values(kids)
         frontier = cand[indeg[cand] == 0]
         lv += 1
     return level

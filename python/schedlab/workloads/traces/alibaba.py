@@ -60,6 +60,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ...core._arrays import unique_values
 from ...core.workload import Workload, dag_levels
 from ._text import check_finite, check_task_total, csv_columns, fail, number, read_bytes, read_lines
 
@@ -422,7 +423,7 @@ def _parse_2018_blocks(data, keep, negative_spans):
         enc[name] = (d.indices.to_numpy().astype(np.int64), values)
     tcode, tnames = enc["task_name"]
     jcode, jnames = enc["job_name"]
-    if len(np.unique(jcode * len(tnames) + tcode)) != len(tcode):
+    if len(unique_values(jcode * len(tnames) + tcode)) != len(tcode):
         return None  # a task repeated in its job
     # task names: letters, the task's number, '_'-separated numbers of the tasks it depends on
     m = pc.extract_regex(tnames, r"^(?P<kind>[A-Za-z]+)(?P<num>[0-9]+)(?P<deps>(?:_[0-9]+)*)$")
