@@ -1,6 +1,6 @@
 """Reading traces: CPU time of read_trace per format, whole-block parsing (the default) against
 the line-by-line reading alone (the readers' fallback, `_text.FAST = False`), on synthetic files
-written here (a 200,000-job SWF file, 908,445 Google task events, a 120,148-line Alibaba 2018
+written here (a 200,000-job SWF file, 901,968 Google task events, a 120,148-line Alibaba 2018
 table) and on the shared samples when present (SWIM, .tr, Alibaba 2017).
 
     PYTHONPATH=python python bench/read_traces.py [--repeat 3] [--keep DIR]
