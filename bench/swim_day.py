@@ -1,11 +1,11 @@
 """A day of Facebook's 2010 workload (SWIM's FB-2010_samples_24_times_1hr_0.tsv: 24,442 jobs,
 16.9 M tasks) read, simulated under `fair` on 3,000 nodes and summarised per job.
 
-    PYTHONPATH=python python bench/swim_day.py [--trace PATH] [--nodes 3000] [--scheduler fair] [--tasks]
-                                               [--parquet FILE]
+    PYTHONPATH=python python bench/swim_day.py [--trace PATH] [--nodes 3000] [--scheduler fair] [--summary]
+                                               [--tasks] [--parquet FILE]
 
-Prints the wall and CPU time of each step (read_trace, simulate, Result.jobs; with --parquet
-also Result.to_parquet, with --tasks also Result.tasks), the resident memory after each and its
+Prints the wall and CPU time of each step (read_trace, simulate, Result.jobs; with --summary
+also Result.summary(), with --parquet Result.to_parquet, with --tasks Result.tasks), the resident memory after each and its
 peak so far, the peak per task, and the bytes per task of the workload's columns and of the
 result's columns. The trace is looked up in --trace, $SCHEDLAB_TRACES/swim or a
 shared/traces/swim folder above this file.
@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--trace")
     ap.add_argument("--nodes", type=int, default=3000)
     ap.add_argument("--scheduler", default="fair")
+    ap.add_argument("--summary", action="store_true", help="also compute Result.summary()")
     ap.add_argument("--tasks", action="store_true", help="also build Result.tasks")
     ap.add_argument("--parquet", metavar="FILE", help="also write the tasks with Result.to_parquet(FILE)")
     a = ap.parse_args()
@@ -78,6 +79,9 @@ def main():
     t = step("simulate", t)
     jobs = r.jobs
     t = step("Result.jobs", t)
+    if a.summary:
+        r.summary()
+        t = step("Result.summary", t)
     if a.parquet:
         r.to_parquet(a.parquet)
         t = step("Result.to_parquet", t)

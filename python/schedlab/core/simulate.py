@@ -285,7 +285,7 @@ class Result:
                     v = v.astype(np.int32) if len(v) == len(task) else np.full(len(task), -1, np.int32)
                 elif k == "speed_at_start" and len(v) != len(task):
                     # (handed over empty when every attempt started at its node's nominal speed)
-                    v = self.cluster.nodes["speed"].to_numpy(np.float64)[cols["node"]]
+                    v = self.cluster._cols["speed"][cols["node"]]
                 cols[k] = v
         return cols
 
@@ -323,23 +323,23 @@ class Result:
         options.setdefault("use_dictionary", [k for k in arrays if k in _REPEATING or isinstance(arrays[k], pa.DictionaryArray)])
         pq.write_table(pa.table(arrays), path, **options)
 
-    def _utilization(self, tasks: pd.DataFrame, span: float) -> float:
+    def _utilization(self, tasks: dict, span: float) -> float:
         """Busy capacity over total capacity x makespan, in the unit the engine allocates: typed or
         pooled slots (map + reduce slots, each attempt weighted by the slots it holds), generic worker slots, or vcores (YARN containers and the
-        multi-resource engine, each attempt weighted by its task's vcores)."""
-        nodes = self.cluster.nodes
+        multi-resource engine, each attempt weighted by its task's vcores). ``tasks``: :meth:`_task_columns`."""
+        nodes = self.cluster._cols
         held = np.where(np.isfinite(tasks["finish"]), tasks["finish"], self.end_time) - tasks["start"]
         engine = getattr(self.scheduler, "engine", "mapreduce")
         if engine == "worker":
             capacity = float(nodes["slots"].sum())
         elif engine == "share" or self.counters.get("slot_model") == 2:
             _, t = self.workload.native().columns()
-            held = held * np.asarray(t["vcores"])[tasks["task_id"].to_numpy()]
+            held = held * np.asarray(t["vcores"])[tasks["task_id"]]
             capacity = float(nodes["vcores"].sum())
         else:
             capacity = float(nodes["map_slots"].sum() + nodes["reduce_slots"].sum())
             if "slots" in tasks:  # DynamicMR slot weights: a borrowing attempt may hold several slots
-                held = held * tasks["slots"].to_numpy()
+                held = held * tasks["slots"]
         busy = float(np.nansum(held))
         return busy / (capacity * span) if span > 0 and capacity > 0 else np.nan
 
@@ -365,19 +365,20 @@ class Result:
             rows = {key: _job_metrics(group, percentiles, percentile_method) for key, group in jobs.groupby(by, sort=True)}
             return pd.DataFrame(rows).T.rename_axis(by)
         s = dict(_job_metrics(jobs, percentiles, percentile_method))  # a dict while filling: Series item assignment is slow
-        tasks = self.tasks
-        maps = tasks[tasks["stage"] == "map"]
-        known = maps[maps["locality"] != "none"]
+        # the attempts' metrics from their columns: no Result.tasks table (millions of rows on a
+        # production trace) is built for them
+        tasks = self._task_columns()
+        locality = tasks["locality"]
+        known = _holds(tasks["stage"], "map") & ~_holds(locality, "none")
         for level in ("node", "rack", "remote"):
-            s[f"locality_{level}"] = float((known["locality"] == level).mean()) if len(known) else np.nan
+            s[f"locality_{level}"] = float(_holds(locality, level)[known].mean()) if known.any() else np.nan
         span = s["makespan"]
-        nodes = self.cluster.nodes
         s["utilization"] = self._utilization(tasks, span)
-        wasted = tasks["status"] == "killed"
-        s["wasted_attempt_time"] = float((tasks["finish"][wasted] - tasks["start"][wasted]).sum())
-        for k, v in _attempt_metrics(tasks, nodes).items():
+        wasted = _holds(tasks["status"], "killed")
+        s["wasted_attempt_time"] = float(np.nansum(tasks["finish"][wasted] - tasks["start"][wasted]))
+        for k, v in _attempt_metrics(tasks, self.cluster._cols["speed"]).items():
             s[k] = v
-        s["attempts"] = float(len(tasks))
+        s["attempts"] = float(len(tasks["task_id"]))
         if len(jobs) and jobs["dag"].duplicated().any():  # multi-job DAGs
             dc = self.dags["completion_time"].to_numpy(float)
             done = dc[np.isfinite(dc)]
@@ -399,26 +400,33 @@ class Result:
                 f"mean_completion={s['mean_completion_time']:.1f}, events={self.events})")
 
 
-def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
+def _holds(column, label) -> np.ndarray:
+    """Where a categorical column of Result._task_columns ((codes, labels)) holds ``label``."""
+    codes, labels = column
+    return codes == labels.index(label) if label in labels else np.zeros(len(codes), dtype=bool)
+
+
+def _attempt_metrics(tasks: dict, speed: np.ndarray) -> dict:
     """Failed and lost attempts, and speculative copies: how many, their fate, where they ran and
-    the time wasted in killed copies (eSplash's metric) [Wang 2017, §5.3]."""
+    the time wasted in killed copies (eSplash's metric) [Wang 2017, §5.3]. ``tasks``:
+    Result._task_columns(); ``speed``: each node's."""
     s = {}
-    dur = (tasks["finish"] - tasks["start"]).to_numpy(float)
+    dur = tasks["duration"]
     status = tasks["status"]
-    failed = (status == "failed").to_numpy()
+    failed = _holds(status, "failed")
     s["failed_attempts"] = float(failed.sum())
     s["failed_attempt_time"] = float(np.nansum(dur[failed]))
-    s["lost_map_outputs"] = float((status == "lost").sum())
-    spec = tasks["speculative"].to_numpy(bool)
-    killed = (status == "killed").to_numpy()
+    s["lost_map_outputs"] = float(_holds(status, "lost").sum())
+    spec = tasks["speculative"]
+    killed = _holds(status, "killed")
     s["speculative_attempts"] = float(spec.sum())
-    s["speculative_succeeded"] = float((spec & (status == "succeeded").to_numpy()).sum())
+    s["speculative_succeeded"] = float((spec & _holds(status, "succeeded")).sum())
     s["speculative_killed"] = float((spec & killed).sum())
     s["wasted_speculative_time"] = float(np.nansum(dur[spec & killed]))
     if "orig_node" in tasks and spec.any():
-        speed = nodes["speed"].to_numpy(float)
-        node = tasks["node"].to_numpy()
-        orig = tasks["orig_node"].to_numpy()
+        speed = np.asarray(speed, dtype=float)
+        node = tasks["node"]
+        orig = tasks["orig_node"]
         has = spec & (orig >= 0)
         o = np.where(has, orig, 0).astype(int)
         slower = has & (speed[node] <= speed[o])
@@ -426,7 +434,7 @@ def _attempt_metrics(tasks: pd.DataFrame, nodes: pd.DataFrame) -> dict:
         s["speculative_killed_on_slower_or_equal_node"] = float((slower & killed).sum())
         s["speculative_on_same_node"] = float((has & (node == orig)).sum())
         if "speed_at_start" in tasks:
-            slowed = spec & (tasks["speed_at_start"].to_numpy(float) < speed[node] * (1 - 1e-12))
+            slowed = spec & (np.asarray(tasks["speed_at_start"], dtype=float) < speed[node] * (1 - 1e-12))
             s["speculative_on_slowed_node"] = float(slowed.sum())
             s["speculative_killed_on_slowed_node"] = float((slowed & killed).sum())
     return s

@@ -66,6 +66,33 @@ def test_result_columns_and_dtypes():
     assert_slot_invariants(r)
 
 
+@pytest.mark.parametrize("options", [{"speculation": "late", "faults": "crash:2:40.0:300.0"},
+                                     {"speculation": "esplash", "faults": "slowdown:1:20.0:400.0:3.0"}])
+def test_summary_attempt_metrics_are_the_tasks_tables(options):
+    """summary() reads the attempts' columns, not Result.tasks (millions of rows on a production
+    trace): it leaves the table unbuilt, and its attempt metrics are the table's."""
+    w = sl.synthetic.generate(jobs=40, rate=0.2, seed=3, maps=("randint", 5, 30), reduces=("randint", 0, 4))
+    r = sl.simulate(sl.Cluster(nodes=8, racks=2, speeds=[0.5, 1, 1, 2, 1, 1, 1, 1]), w, "fair", seed=4, **options)
+    s = r.summary()
+    assert r._tasks is None
+    t = r.tasks
+    status, spec = t["status"].astype(str), t["speculative"]
+    known = t[(t["stage"] == "map") & (t["locality"] != "none")]
+    assert s["attempts"] == len(t)
+    for level in ("node", "rack", "remote"):
+        assert s[f"locality_{level}"] == pytest.approx((known["locality"] == level).mean())
+    assert s["wasted_attempt_time"] == pytest.approx(t["duration"][status == "killed"].sum())
+    assert s["failed_attempts"] == (status == "failed").sum()
+    assert s["lost_map_outputs"] == (status == "lost").sum()
+    assert s["speculative_attempts"] == spec.sum() > 0
+    assert s["speculative_killed"] == (spec & (status == "killed")).sum()
+    assert s["wasted_speculative_time"] == pytest.approx(t["duration"][spec & (status == "killed")].sum())
+    assert (s["failed_attempts"] + s["lost_map_outputs"] > 0) or "slowdown" in options["faults"]
+    held = np.where(np.isfinite(t["finish"]), t["finish"], r.end_time) - t["start"]
+    slots = r.cluster.nodes[["map_slots", "reduce_slots"]].to_numpy().sum()
+    assert s["utilization"] == pytest.approx(np.nansum(held) / (slots * s["makespan"]))
+
+
 def test_same_seed_same_result_and_seed_matters():
     wl = sl.synthetic.generate(jobs=40, rate=0.2, seed=5, users=3)
     c = sl.Cluster(nodes=8, racks=2)
