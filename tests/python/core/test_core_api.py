@@ -93,6 +93,19 @@ def test_summary_attempt_metrics_are_the_tasks_tables(options):
     assert s["utilization"] == pytest.approx(np.nansum(held) / (slots * s["makespan"]))
 
 
+@pytest.mark.parametrize("ids", [["a", "bb", "c"], [10, 20, 30], ["a", 2, "c"]])
+def test_tasks_job_id_column_is_the_jobs_ids(ids):
+    """Result.tasks' job_id: each attempt's job's id, with the dtype pandas gives those ids (string
+    ids are taken by Arrow straight into the column)."""
+    jobs = pd.DataFrame({"job_id": ids, "submit_time": [0.0, 1.0, 2.0]})
+    tasks = pd.DataFrame({"job_id": [ids[0], ids[1], ids[1], ids[2], ids[0]], "work": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    r = sl.simulate(sl.Cluster(nodes=2), sl.Workload.from_frames(jobs, tasks), "fifo")
+    job = r._task_columns()["job"]
+    expected = pd.Series(np.asarray(r.workload.job_ids)[job], name="job_id")
+    pd.testing.assert_series_equal(r.tasks["job_id"], expected)
+    assert sorted(map(str, r.tasks["job_id"])) == sorted(map(str, tasks["job_id"]))
+
+
 def test_same_seed_same_result_and_seed_matters():
     wl = sl.synthetic.generate(jobs=40, rate=0.2, seed=5, users=3)
     c = sl.Cluster(nodes=8, racks=2)
