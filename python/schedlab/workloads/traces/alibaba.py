@@ -162,6 +162,7 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
     rows = _parse_2017_blocks(data, keep, negative_spans)
     if rows is None:  # some line needs a closer look: the line-by-line reading names the error
         rows = _parse_2017_lines(path, data, keep, negative_spans)
+    del data  # (a whole trace's text is gigabytes: not held while the workload is built)
     extra = {"instances": rows.groupby("job", sort=False)["n_inst"].sum()} if len(rows) else None
     return _build(path, rows, instances=instances, max_instances_per_task=max_instances_per_task,
                   relative=relative, name=name, extra_jobs=extra)
@@ -303,6 +304,7 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
     parsed = _parse_2018_blocks(data, keep, negative_spans)
     if parsed is None:  # some line needs a closer look: the line-by-line reading names the error
         parsed = _parse_2018_lines(path, data, keep, negative_spans)
+    del data  # (a whole trace's text is gigabytes: not held while the workload is built)
     df, edges = parsed
     depth = df["depth"].to_numpy()
     if dag == "jobs":
@@ -421,6 +423,7 @@ def _parse_2018_blocks(data, keep, negative_spans):
         if name != "status" and pc.any(pc.equal(pc.utf8_length(values), 0)).as_py():
             return None
         enc[name] = (d.indices.to_numpy().astype(np.int64), values)
+    del table, d  # (its name columns, the bulk of it, are held encoded from here on)
     tcode, tnames = enc["task_name"]
     jcode, jnames = enc["job_name"]
     if len(unique_values(jcode * len(tnames) + tcode)) != len(tcode):
