@@ -491,9 +491,12 @@ def _table(runs, results) -> pd.DataFrame:
     pcol = {k: (f"param_{k}" if k in reserved else k) for k in param_names}
     ocol = {k: (f"option_{k}" if k in reserved or k in pcol.values() else k) for k in option_names}
     rows = []
+    fingerprints = {}  # (a workload's, once: runs share their workloads)
     for r in runs:
         rec, cached = results[r.index]
-        n = r.cluster.nodes
+        n = r.cluster._cols
+        if id(r.workload) not in fingerprints:
+            fingerprints[id(r.workload)] = r.workload.fingerprint()
         row = {"run_key": r.key, "scheduler": _label(r.scheduler),
                "scheduler_name": getattr(r.scheduler, "name", _label(r.scheduler))}
         resolved = r.scheduler.resolved() if hasattr(r.scheduler, "resolved") else {}
@@ -501,7 +504,7 @@ def _table(runs, results) -> pd.DataFrame:
             row[pcol[k]] = resolved.get(k, np.nan)
         row.update({"cluster": r.cluster_label, "nodes": r.cluster.n_nodes, "racks": r.cluster.n_racks,
                     "map_slots": float(n["map_slots"].mean()), "reduce_slots": float(n["reduce_slots"].mean()),
-                    "workload": r.workload_label, "workload_fingerprint": r.workload.fingerprint(), "seed": r.seed})
+                    "workload": r.workload_label, "workload_fingerprint": fingerprints[id(r.workload)], "seed": r.seed})
         for k in option_names:
             row[ocol[k]] = r.options.get(k, np.nan)
         row.update(rec["summary"])
