@@ -374,9 +374,10 @@ class Result:
         if by is not None:
             if by not in jobs:
                 raise ValueError(f"summary(by={by!r}): no such job column; have {list(jobs.columns)}")
-            rows = {key: _job_metrics(group, percentiles, percentile_method) for key, group in jobs.groupby(by, sort=True)}
+            rows = {key: pd.Series(_job_metrics(group, percentiles, percentile_method))
+                    for key, group in jobs.groupby(by, sort=True)}
             return pd.DataFrame(rows).T.rename_axis(by)
-        s = dict(_job_metrics(jobs, percentiles, percentile_method))  # a dict while filling: Series item assignment is slow
+        s = _job_metrics(jobs, percentiles, percentile_method)  # a dict while filling: Series item assignment is slow
         # the attempts' metrics from their columns: no Result.tasks table (millions of rows on a
         # production trace) is built for them
         tasks = self._task_columns()
@@ -462,7 +463,7 @@ def _job_status(ended, finish):
     return pd.Categorical.from_codes(codes.astype(np.int8), JOB_STATUSES)
 
 
-def _job_metrics(jobs: pd.DataFrame, percentiles, method: str = "linear") -> pd.Series:
+def _job_metrics(jobs: pd.DataFrame, percentiles, method: str = "linear") -> dict:
     ct = jobs["completion_time"].to_numpy(float)
     done = np.isfinite(ct)
     s = {}
@@ -493,4 +494,4 @@ def _job_metrics(jobs: pd.DataFrame, percentiles, method: str = "linear") -> pd.
         s["late_jobs"] = float(jobs["late"][has].sum())
         tardy = (jobs["finish_time"] - jobs["deadline"]).clip(lower=0)[has & done]
         s["mean_tardiness"] = float(tardy.mean()) if len(tardy) else np.nan
-    return pd.Series(s)
+    return s
