@@ -256,8 +256,8 @@ class Result:
 
     def _job_id_column(self, job: np.ndarray):
         """Each attempt's job_id. Job ids that are strings go into a pandas column of Arrow strings:
-        Arrow takes them from the jobs' ids, rather than pandas converting an array of millions
-        of Python references (1.8 s for the 16.9 M attempts of the FB-2010 day)."""
+        Arrow takes them from the jobs' ids, rather than pandas converting an array of one Python
+        reference per attempt (millions of them on a production trace)."""
         ids = self.workload.job_ids
         if ids.dtype == object:
             dtype = pd.Series(ids, copy=False).dtype  # (the column's dtype as pandas infers it)
