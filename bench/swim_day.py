@@ -5,10 +5,10 @@
                                                [--tasks] [--parquet FILE]
 
 Prints the wall and CPU time of each step (read_trace, simulate, Result.jobs; with --summary
-also Result.summary(), with --parquet Result.to_parquet, with --tasks Result.tasks), the resident memory after each and its
-peak so far, the peak per task, and the bytes per task of the workload's columns and of the
-result's columns. The trace is looked up in --trace, $SCHEDLAB_TRACES/swim or a
-shared/traces/swim folder above this file.
+also Result.summary(), with --parquet Result.to_parquet, with --tasks Result.tasks), the
+resident memory after each and its peak so far, the peak per task, and the bytes per task of
+the workload's columns and of the result's columns. The trace is looked up in --trace,
+$SCHEDLAB_TRACES/swim or a shared/traces/swim folder above this file.
 """
 from __future__ import annotations
 

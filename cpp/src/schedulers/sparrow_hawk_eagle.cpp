@@ -477,7 +477,7 @@ chosen:
       auto& blocks = srpt_blocks_[w].blocks;
       const size_t last = std::min(blocks.size(), size_t(best - data) / kSrptBlock + 1);
       size_t b = size_t(sim.queue_begin(w) - data) / kSrptBlock;
-      if (exact_slacks_) b = std::max(b, last) - 1;
+      if (exact_slacks_ && last > b) b = last - 1;  // (the winner's block only)
       for (; b < last; ++b) blocks[b].valid = false;
     }
   }

@@ -116,28 +116,13 @@ BLOCK_BYTES = 16 << 20
 
 
 def line_blocks(data: bytes, size: int | None = None):
-    """Splits ``data`` at line ends into blocks of about ``size`` bytes; yields (line number of
-    the block's first line, block) and reports each block to the progress bar once the caller
-    has parsed it (when the generator resumes). Counts lines by ``\\n``: callers give up on data
-    holding a lone ``\\r`` line end (see has_lone_cr)."""
+    """Splits ``data`` at ``\\n`` line ends into blocks of about ``size`` bytes (views, not copies)
+    and reports each block to the progress bar once the caller has parsed it (when the generator
+    resumes). Callers give up on data holding a lone ``\\r`` line end (see has_lone_cr)."""
     size = size or BLOCK_BYTES
-    total, start, lineno = len(data), 0, 1
-    while start < total:
-        end = data.find(b"\n", min(start + size, total) - 1)
-        end = total if end < 0 else end + 1
-        block = data[start:end]
-        yield lineno, block
-        lineno += block.count(b"\n")
-        start = end
-        advance_to(start)
-    advance_to(total)
-
-
-def _blocks(data: bytes):
-    """line_blocks' blocks without their line numbers (counting the lines is a pass of its own)."""
     total, start = len(data), 0
     while start < total:
-        end = data.find(b"\n", min(start + BLOCK_BYTES, total) - 1)
+        end = data.find(b"\n", min(start + size, total) - 1)
         end = total if end < 0 else end + 1
         yield memoryview(data)[start:end]
         start = end
@@ -178,7 +163,7 @@ def csv_columns(data: bytes, names, types: dict, delimiter=","):
                                    include_columns=list(types), null_values=[""], strings_can_be_null=False,
                                    quoted_strings_can_be_null=False, check_utf8=True)
     tables = []
-    for block in _blocks(data):
+    for block in line_blocks(data):
         try:
             table = pacsv.read_csv(pa.py_buffer(block), read_options=read, parse_options=parse,
                                    convert_options=convert)

@@ -140,7 +140,7 @@ def _parse_blocks(data: bytes):
     if b";" in body or _text._BLANK_LINE.search(body) or not body.strip():
         return None
     parts = []
-    for _, block in line_blocks(body):
+    for block in line_blocks(body):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # (an empty block warns)
