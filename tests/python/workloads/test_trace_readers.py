@@ -199,6 +199,33 @@ def test_alibaba2018_dag_from_task_names(tmp_path):
     assert sl.traces.alibaba.parse_task_name("MergeTask") is None
 
 
+def test_alibaba2018_jobs_made_of_interleaved_lines(tmp_path):
+    # lines of two jobs interleaved, a reduce before its map, instances expanded: each job's tasks
+    # are its maps then its reduces, each stage in line order; jobs of equal submit time come in
+    # the order of their first kept line (j_b's first line failed and is not kept)
+    p = write(tmp_path / "batch_task.csv", """
+M9,1,j_b,1,Failed,10,20,100,0.5
+R3_1_2,2,j_a,1,Terminated,40,47,100,0.5
+M1,3,j_a,1,Terminated,10,12,100,0.5
+M1,1,j_b,1,Terminated,10,15,100,0.5
+M2,1,j_a,1,Terminated,11,14,100,0.5
+R2_1,2,j_b,1,Terminated,20,29,100,0.5
+""")
+    w = sl.read_trace(p, format="alibaba2018", instances=True)
+    jobs = w.jobs
+    assert list(jobs["job_id"]) == ["j_a", "j_b"]
+    assert list(jobs["submit_time"]) == [0.0, 0.0]
+    assert list(jobs["n_trace_tasks"]) == [3, 2] and list(jobs["instances"]) == [6, 3]
+    assert list(jobs["dag_depth"]) == [1, 1]
+    t = w.tasks
+    assert list(zip(t["job_id"], t["stage"], t["work"])) == (
+        [("j_a", "map", 2.0)] * 3 + [("j_a", "map", 3.0), ("j_a", "reduce", 7.0), ("j_a", "reduce", 7.0)]
+        + [("j_b", "map", 5.0), ("j_b", "reduce", 9.0), ("j_b", "reduce", 9.0)])
+    flat = sl.read_trace(p, format="alibaba2018", dag="flatten", max_instances_per_task=1, instances=True)
+    assert list(zip(flat.tasks["job_id"], flat.tasks["work"])) == [
+        ("j_a", 7.0), ("j_a", 2.0), ("j_a", 3.0), ("j_b", 5.0), ("j_b", 9.0)]
+
+
 def test_alibaba2018_bad_input(tmp_path):
     lines = ALI2018.strip().splitlines()
     for bad, message in [("M1,2,j_9,1,Terminated,100", "expected 9 comma-separated fields"),

@@ -112,7 +112,7 @@ def _block_spans(start, end, kept, negative_spans):
     return span, kept
 
 
-def _tasks_per_row(path, rows, instances, max_instances_per_task):
+def _tasks_per_row(path, rows, job_labels, instances, max_instances_per_task):
     """schedlab tasks per trace task (row): 1, or its instances (at least 1, at most the cap);
     checked against the engines' limit first, in floating point (a count may be absurd)."""
     if not instances:
@@ -122,34 +122,57 @@ def _tasks_per_row(path, rows, instances, max_instances_per_task):
         n = np.minimum(n, max_instances_per_task)
     n = np.maximum(n, 1)
     check_task_total(path, rows["line"].to_numpy(), n,
-                     lambda i: f"task with {rows['n_inst'].iloc[i]} instances (job {rows['job'].iloc[i]})",
+                     lambda i: f"task with {rows['n_inst'].iloc[i]} instances (job {_job_label(job_labels, rows['job'].iloc[i])})",
                      "pass max_instances_per_task, or instances=False")
     return n.astype(np.int64)
 
 
-def _build(path, rows, *, instances, max_instances_per_task, relative, name, stage=None, extra_jobs=None):
-    """rows: DataFrame with job, start, span, n_inst, line (+ stage). Returns a Workload."""
+def _job_label(job_labels, job):
+    return job if job_labels is None else job_labels[job]
+
+
+def _build(path, rows, job_labels, *, instances, max_instances_per_task, relative, name, stage=None,
+           job_max=None, job_sum=None):
+    """rows: DataFrame with job (codes into ``job_labels``, or the job ids if that is None), start,
+    span, n_inst, line, in line order; ``stage``: per row 0 (map) or 1 (reduce), or None (all
+    maps). Jobs come in the order of their first kept row (then by submit time, as every workload
+    orders them), each its maps then its reduces in line order. ``job_max`` / ``job_sum``: extra job columns, the largest / sum of
+    a per-row array over the job's rows. Returns a Workload, built from the jobs' blocks of tasks
+    (no table with a row per task)."""
     if rows.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
-    n = _tasks_per_row(path, rows, instances, max_instances_per_task)
-    check_finite(path, rows["line"].to_numpy(), rows["span"].to_numpy(np.float64), "the task's span (end - start)")
-    submit = rows.groupby("job", sort=False)["start"].min()
-    if relative:
-        submit = submit - submit.min()
-        check_finite(path, rows.groupby("job", sort=False)["line"].first().reindex(submit.index).to_numpy(),
-                     submit.to_numpy(np.float64), "the job's submit time relative to the first job")
-    jobs = pd.DataFrame({"job_id": submit.index.to_numpy(), "submit_time": submit.to_numpy(np.float64)})
-    jobs["n_trace_tasks"] = rows.groupby("job", sort=False).size().reindex(submit.index).to_numpy()
-    if extra_jobs is not None:
-        for col, values in extra_jobs.items():
-            jobs[col] = values.reindex(submit.index).to_numpy()
-    tasks = pd.DataFrame({
-        "job_id": np.repeat(rows["job"].to_numpy(), n),
-        "work": np.repeat(rows["span"].to_numpy(np.float64), n),
-    })
+    n = _tasks_per_row(path, rows, job_labels, instances, max_instances_per_task)
+    line = rows["line"].to_numpy()
+    check_finite(path, line, rows["span"].to_numpy(np.float64), "the task's span (end - start)")
+    code, first_seen = pd.factorize(rows["job"].to_numpy(), sort=False)  # jobs in order of their first kept row
+    key = code.astype(np.int64) * 2
     if stage is not None:
-        tasks["stage"] = np.repeat(stage, n)
-    return Workload.from_frames(jobs, tasks, name=name or os.path.basename(path), source=path)
+        key += stage
+    by_job = np.argsort(key, kind="stable")  # each job's rows together, maps first, in line order
+    sorted_code = code[by_job]
+    begin = np.flatnonzero(np.r_[True, sorted_code[1:] != sorted_code[:-1]])  # each job's first row there
+
+    def per_job(ufunc, values):
+        return ufunc.reduceat(np.asarray(values)[by_job], begin)
+
+    submit = per_job(np.minimum, rows["start"].to_numpy(np.float64))
+    if relative:
+        with np.errstate(over="ignore"):  # (an overflow to inf is named by the check below)
+            submit = submit - submit.min()
+        check_finite(path, per_job(np.minimum, line), submit, "the job's submit time relative to the first job")
+    ids = first_seen if job_labels is None else np.asarray(job_labels)[first_seen]
+    jobs = pd.DataFrame({"job_id": ids, "submit_time": submit})
+    jobs["n_trace_tasks"] = np.diff(np.r_[begin, len(by_job)])
+    for col, values in (job_max or {}).items():
+        jobs[col] = per_job(np.maximum, values)
+    for col, values in (job_sum or {}).items():
+        jobs[col] = per_job(np.add, values)
+    n = n[by_job]
+    n_tasks = np.add.reduceat(n, begin)
+    n_maps = None if stage is None else np.add.reduceat(np.where(stage[by_job] == 0, n, 0), begin)
+    work = np.repeat(rows["span"].to_numpy(np.float64)[by_job], n)
+    return Workload.from_job_blocks(jobs, n_tasks, {"work": work}, n_maps=n_maps,
+                                    name=name or os.path.basename(path), source=path)
 
 
 def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
@@ -163,9 +186,8 @@ def read_alibaba2017(path, *, statuses=("Terminated",), instances: bool = False,
     if rows is None:  # some line needs a closer look: the line-by-line reading names the error
         rows = _parse_2017_lines(path, data, keep, negative_spans)
     del data  # (a whole trace's text is gigabytes: not held while the workload is built)
-    extra = {"instances": rows.groupby("job", sort=False)["n_inst"].sum()} if len(rows) else None
-    return _build(path, rows, instances=instances, max_instances_per_task=max_instances_per_task,
-                  relative=relative, name=name, extra_jobs=extra)
+    return _build(path, rows, None, instances=instances, max_instances_per_task=max_instances_per_task,
+                  relative=relative, name=name, job_sum={"instances": rows["n_inst"].to_numpy()})
 
 
 def _parse_2017_lines(path, data, keep, negative_spans):
@@ -305,18 +327,15 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
     if parsed is None:  # some line needs a closer look: the line-by-line reading names the error
         parsed = _parse_2018_lines(path, data, keep, negative_spans)
     del data  # (a whole trace's text is gigabytes: not held while the workload is built)
-    df, edges = parsed
+    df, job_labels, task_labels, edges = parsed
     depth = df["depth"].to_numpy()
     if dag == "jobs":
-        return _build_dag_jobs(path, df, edges, instances=instances, max_instances_per_task=max_instances_per_task,
-                               relative=relative, name=name)
+        return _build_dag_jobs(path, df, job_labels, task_labels, edges, instances=instances,
+                               max_instances_per_task=max_instances_per_task, relative=relative, name=name)
     stage = np.where(depth >= 1, 1, 0).astype(np.int8) if dag == "depth" else np.zeros(len(df), np.int8)
-    extra = None
-    if len(df):
-        extra = {"dag_depth": df.groupby("job", sort=False)["depth"].max(),
-                 "instances": df.groupby("job", sort=False)["n_inst"].sum()}
-    return _build(path, df, instances=instances, max_instances_per_task=max_instances_per_task,
-                  relative=relative, name=name, stage=stage, extra_jobs=extra)
+    return _build(path, df, job_labels, instances=instances, max_instances_per_task=max_instances_per_task,
+                  relative=relative, name=name, stage=stage, job_max={"dag_depth": depth},
+                  job_sum={"instances": df["n_inst"].to_numpy()})
 
 
 def _parse_2018_lines(path, data, keep, negative_spans):
@@ -385,7 +404,11 @@ def _parse_2018_lines(path, data, keep, negative_spans):
                           "num": pd.Series([df["parsed"][k][2] for k in dagged], dtype=object),
                           "child": np.asarray(dagged, dtype=np.int64)}).explode("num").dropna(subset=["num"])
     pairs = wants.merge(nums, on=["job", "num"], how="inner")
-    return df.drop(columns="parsed"), (pairs["child"].to_numpy(np.int64), pairs["parent"].to_numpy(np.int64))
+    df = df.drop(columns="parsed")
+    job_code, job_labels = pd.factorize(df["job"].to_numpy(object))
+    task_code, task_labels = pd.factorize(df["task"].to_numpy(object))
+    df["job"], df["task"] = job_code.astype(np.int64), task_code.astype(np.int64)
+    return df, job_labels, task_labels, (pairs["child"].to_numpy(np.int64), pairs["parent"].to_numpy(np.int64))
 
 
 _TYPES_2018 = {"task_name": "string", "instance_num": "int64", "job_name": "string", "status": "string",
@@ -471,19 +494,20 @@ def _parse_2018_blocks(data, keep, negative_spans):
     depth = dag_levels(len(rows), child, parent)
     if (depth < 0).any():
         return None  # a cycle: the line-by-line reading names its job and task
-    job_labels = np.asarray(jnames.to_pylist(), dtype=object)
-    task_labels = np.asarray(tnames.to_pylist(), dtype=object)
-    df = pd.DataFrame({"job": job_labels[jcode[rows]], "task": task_labels[tcode[rows]], "start": st[rows],
-                       "span": span[rows], "n_inst": ni[rows], "line": rows + 1, "depth": depth})
-    return df, (child, parent)
+    df = pd.DataFrame({"job": jcode[rows], "task": tcode[rows], "start": st[rows], "span": span[rows],
+                       "n_inst": ni[rows], "line": rows + 1, "depth": depth})
+    # (one Python string per distinct name)
+    return df, np.asarray(jnames.to_pylist(), dtype=object), np.asarray(tnames.to_pylist(), dtype=object), (child, parent)
 
 
-def _build_dag_jobs(path, df, edges, *, instances, max_instances_per_task, relative, name):
+def _build_dag_jobs(path, df, job_labels, task_labels, edges, *, instances, max_instances_per_task, relative, name):
     """``dag="jobs"``: one map-only job per kept trace task, with the trace's dependencies
-    (``edges``: (child row, parent row) arrays of ``df``)."""
+    (``edges``: (child row, parent row) arrays of ``df``, whose job and task columns are codes
+    into ``job_labels`` and ``task_labels``)."""
     if df.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
-    n = _tasks_per_row(path, df, instances, max_instances_per_task)
+    n = _tasks_per_row(path, df, job_labels, instances, max_instances_per_task)
+    df = df.assign(job=job_labels[df["job"].to_numpy()], task=task_labels[df["task"].to_numpy()])
     check_finite(path, df["line"].to_numpy(), df["span"].to_numpy(np.float64), "the task's span (end - start)")
     job_id = (df["job"] + "/" + df["task"]).to_numpy(object)
     submit = df.groupby("job", sort=False)["start"].transform("min").to_numpy(np.float64)
