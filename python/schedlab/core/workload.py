@@ -622,7 +622,8 @@ def dag_levels(n, child, parent):
     work in NumPy calls per level). Nodes on or below a cycle get -1."""
     order = np.argsort(parent, kind="stable")
     kids_by_parent = child[order]
-    ptr = np.searchsorted(parent[order], np.arange(n + 1))
+    ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(parent, minlength=n), out=ptr[1:])
     indeg = np.bincount(child, minlength=n)
     level = np.full(n, -1, np.int64)
     frontier = np.flatnonzero(indeg == 0)

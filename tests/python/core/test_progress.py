@@ -1,5 +1,7 @@
 """Progress reports ride on the engines' polling point: every 2^20 events, with the simulated
 time; a failing report stops the run; the bar shows only when asked or interactive."""
+import sys
+
 import pytest
 
 import schedlab as sl
@@ -33,6 +35,7 @@ def test_bar_on_request_and_off_in_scripts(capsys, monkeypatch):
     long_run(progress=True)
     assert "events/s" in capsys.readouterr().err
     monkeypatch.delenv("SCHEDLAB_PROGRESS", raising=False)
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)  # (a notebook test may have loaded it)
     long_run()  # stderr is captured, not a terminal: no bar
     assert capsys.readouterr().err == ""
     monkeypatch.setenv("SCHEDLAB_PROGRESS", "1")

@@ -328,6 +328,31 @@ def test_alibaba2018_blocks_read_as_line_by_line(tmp_path, monkeypatch, opts):
     assert w.jobs["dag_depth"].max() >= 2
 
 
+def test_alibaba2018_task_numbers_too_large_to_pack(tmp_path, monkeypatch):
+    # task numbers near 2**62: (job, number) pairs no longer fit one 63-bit integer, and the
+    # dependencies are found by joining tables instead; the same workload as line by line
+    pytest.importorskip("pyarrow")
+    big = 2 ** 62
+
+    def renumber(line):
+        name, rest = line.split(",", 1)
+        m = re.fullmatch(r"([A-Za-z]+)(\d+)((?:_\d+)*)", name)
+        if m:
+            name = m.group(1) + "_".join(str(big + int(x)) for x in [m.group(2)] + m.group(3).split("_")[1:])
+        return name + "," + rest
+
+    p = tmp_path / "batch_task.csv"
+    p.write_text("\n".join(renumber(x) for x in alibaba2018_text().splitlines()) + "\n")
+    from schedlab.workloads.traces import alibaba
+    assert alibaba._parse_2018_blocks(p.read_bytes(), {"Terminated"}, "clamp") is not None  # the blocks are taken
+    w = sl.read_trace(p, format="alibaba2018")
+    same_workload(w, line_by_line(monkeypatch, p, format="alibaba2018"))
+    assert w.jobs["dag_depth"].max() >= 2
+    small = tmp_path / "small.csv"
+    small.write_text(alibaba2018_text())
+    assert w.jobs["dag_depth"].tolist() == sl.read_trace(small, format="alibaba2018").jobs["dag_depth"].tolist()
+
+
 # three tasks of job 100, each submitted, scheduled and finished
 GOOGLE_ROWS = [f"{600000000 + 1000 * i},,100,{i // 3},,{(0, 1, 4)[i % 3]},alice,2,9,0.06,0.03,0.0001,0" for i in range(9)]
 

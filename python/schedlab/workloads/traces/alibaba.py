@@ -445,11 +445,12 @@ def _parse_2018_blocks(data, keep, negative_spans):
             return None
         if name != "status" and pc.any(pc.equal(pc.utf8_length(values), 0)).as_py():
             return None
-        enc[name] = (d.indices.to_numpy().astype(np.int64), values)
+        enc[name] = (d.indices.to_numpy(), values)  # (32-bit codes)
     del table, d  # (its name columns, the bulk of it, are held encoded from here on)
+    pa.default_memory_pool().release_unused()  # (Arrow's allocator would keep the table's pages)
     tcode, tnames = enc["task_name"]
     jcode, jnames = enc["job_name"]
-    if len(unique_values(jcode * len(tnames) + tcode)) != len(tcode):
+    if len(unique_values(jcode.astype(np.int64) * len(tnames) + tcode)) != len(tcode):
         return None  # a task repeated in its job
     # task names: letters, the task's number, '_'-separated numbers of the tasks it depends on
     m = pc.extract_regex(tnames, r"^(?P<kind>[A-Za-z]+)(?P<num>[0-9]+)(?P<deps>(?:_[0-9]+)*)$")
@@ -469,9 +470,16 @@ def _parse_2018_blocks(data, keep, negative_spans):
     if (dep_u == num_u[owner]).any():
         return None  # a task depending on itself
     dagged = matched[tcode]
-    num = num_u[tcode]
-    if pd.DataFrame({"j": jcode[dagged], "n": num[dagged]}).duplicated().any():
-        return None  # two tasks of a job with the same number
+    # a (job, task number) pair as one integer where it fits in 63 bits (task numbers are small
+    # in the traces), so that the pairs are told apart and looked up by sorting
+    span_num = int(max(num_u.max(initial=0), dep_u.max(initial=0))) + 1
+    packed = len(jnames) <= np.iinfo(np.int64).max // span_num
+    if packed:
+        pair = jcode[dagged].astype(np.int64) * span_num + num_u[tcode[dagged]]
+        if len(unique_values(pair)) != len(pair):
+            return None  # two tasks of a job with the same number
+    elif pd.DataFrame({"j": jcode[dagged], "n": num_u[tcode[dagged]]}).duplicated().any():
+        return None
     # the kept rows, as the line-by-line reading keeps them
     st_codes, st_values = enc["status"]
     kept = np.ones(len(tcode), bool) if keep is None else np.isin(
@@ -480,17 +488,35 @@ def _parse_2018_blocks(data, keep, negative_spans):
     if spans is None:
         return None
     span, kept = spans
+    del cols, en, st_codes, spans  # (the end times and statuses are not read again)
     rows = np.flatnonzero(kept)
     # edges among the kept rows: (child, parent) of one job, the parent's number among the child's deps
     kdag = rows[dagged[rows]]
-    k_of_u = pd.DataFrame({"u": tcode[kdag], "child": kdag})
-    wants = k_of_u.merge(pd.DataFrame({"u": owner, "num": dep_u}), on="u")
-    wants["job"] = jcode[wants["child"].to_numpy()]
-    nums = pd.DataFrame({"job": jcode[kdag], "num": num[kdag], "parent": kdag})
-    pairs = wants.merge(nums, on=["job", "num"], how="inner")
+    # each kept DAG row's dependencies, those of its name (``owner`` is sorted: names in order)
+    first_dep = np.zeros(len(tnames) + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(tnames)), out=first_dep[1:])
+    at, count = first_dep[tcode[kdag]], np.diff(first_dep)[tcode[kdag]]
+    child = np.repeat(kdag, count)
+    wanted = dep_u[np.repeat(at - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))]
+    if not len(child):
+        parent = child
+    elif packed:  # the parent: the kept row of the child's job with the wanted number
+        keys = jcode[kdag].astype(np.int64) * span_num + num_u[tcode[kdag]]
+        by_key = np.argsort(keys)
+        keys = keys[by_key]
+        want = jcode[child].astype(np.int64) * span_num + wanted
+        in_order = np.argsort(want)  # (sorted queries read the keys in order: fewer cache misses)
+        i = np.empty(len(want), np.int64)
+        i[in_order] = np.minimum(np.searchsorted(keys, want[in_order]), len(keys) - 1)
+        found = keys[i] == want
+        child, parent = child[found], kdag[by_key[i[found]]]
+    else:
+        pairs = pd.DataFrame({"job": jcode[child], "num": wanted, "child": child}).merge(
+            pd.DataFrame({"job": jcode[kdag], "num": num_u[tcode[kdag]], "parent": kdag}), on=["job", "num"], how="inner")
+        child, parent = pairs["child"].to_numpy(), pairs["parent"].to_numpy()
     position = np.full(len(tcode), -1, np.int64)
     position[rows] = np.arange(len(rows))
-    child, parent = position[pairs["child"].to_numpy()], position[pairs["parent"].to_numpy()]
+    child, parent = position[child], position[parent]
     depth = dag_levels(len(rows), child, parent)
     if (depth < 0).any():
         return None  # a cycle: the line-by-line reading names its job and task
