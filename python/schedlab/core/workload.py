@@ -157,7 +157,8 @@ class Workload:
 
     @classmethod
     def from_job_blocks(cls, jobs: pd.DataFrame, n_tasks, tasks: dict, *, n_maps=None,
-                        dependencies: pd.DataFrame | None = None, name="workload", source="from_job_blocks"):
+                        dependencies: pd.DataFrame | None = None, name="workload", source="from_job_blocks",
+                        _edge_rows=None):
         """Builds a workload from a job table and task columns already grouped by job, without a
         task table: job ``i`` (row ``i`` of ``jobs``) owns the next ``n_tasks[i]`` entries of every
         array in ``tasks`` (``work`` required; ``estimate``, ``input_bytes``, ``output_bytes``,
@@ -168,9 +169,11 @@ class Workload:
         built; the core keeps such columns per job and stage). The same workload as :meth:`from_frames` given the
         equivalent task table (jobs ordered by submit time, a job's tasks kept in their order),
         for trace readers that derive millions of tasks: no Python object and no sort per task.
-        ``dependencies``: as in :meth:`from_frames`."""
+        ``dependencies``: as in :meth:`from_frames`. (``_edge_rows``, for trace readers: the
+        edges as (child, parent) arrays of row positions in ``jobs``, checked as
+        ``dependencies`` are, without looking the job ids up.)"""
         ids = jobs["job_id"].to_numpy() if isinstance(jobs, pd.DataFrame) and "job_id" in jobs else None
-        jobs, order, submit, edges = _order_jobs(jobs, dependencies, source)
+        jobs, order, submit, edges = _order_jobs(jobs, dependencies, source, edge_rows=_edge_rows)
         counts = np.asarray(n_tasks, dtype=np.int64)
         maps = counts if n_maps is None else np.asarray(n_maps, dtype=np.int64)
         if counts.shape != (len(order),) or maps.shape != counts.shape:
@@ -508,7 +511,7 @@ def _check_ids(values, what, source):
                       f"or another hashable value")
 
 
-def _order_jobs(jobs: pd.DataFrame, dependencies, source, tasks: pd.DataFrame | None = None):
+def _order_jobs(jobs: pd.DataFrame, dependencies, source, tasks: pd.DataFrame | None = None, edge_rows=None):
     """Checks the job table (and the task table's required columns and ids, when given) and
     orders the jobs by submit time, parents before children. Returns (ordered jobs, the order as
     row positions of the given table, ordered submit times, dependency edges or None)."""
@@ -536,7 +539,7 @@ def _order_jobs(jobs: pd.DataFrame, dependencies, source, tasks: pd.DataFrame | 
         i = int(np.argmax(bad))
         _fail(source, f"jobs row {i} (job_id {_label(jobs['job_id'].iloc[i])!r}): 'submit_time' must be a number >= 0, "
                       f"got {_label(jobs['submit_time'].iloc[i])!r}")
-    edges = _edges(jobs, dependencies, submit, source)
+    edges = _edges(jobs, dependencies, submit, source, edge_rows)
     if edges is None:
         order = np.argsort(submit, kind="stable")
     else:
@@ -544,7 +547,7 @@ def _order_jobs(jobs: pd.DataFrame, dependencies, source, tasks: pd.DataFrame | 
     return jobs.iloc[order].reset_index(drop=True), order, submit[order], edges
 
 
-def _edges(jobs: pd.DataFrame, dependencies, submit, source):
+def _edges(jobs: pd.DataFrame, dependencies, submit, source, edge_rows=None):
     """The dependency edges as (child, parent) row positions in ``jobs``, or None when there are
     none. Duplicate edges are merged; unknown parents, self-dependencies and parents submitted
     after their child raise ValueError naming the row."""
@@ -577,6 +580,9 @@ def _edges(jobs: pd.DataFrame, dependencies, submit, source):
                 _fail(source, f"dependencies row {i}: '{col}' {_label(dependencies[col].iloc[i])!r} is not in the jobs table")
         child_parts.append(child.astype(np.int64))
         parent_parts.append(parent.astype(np.int64))
+    if edge_rows is not None:
+        child_parts.append(np.asarray(edge_rows[0], dtype=np.int64))
+        parent_parts.append(np.asarray(edge_rows[1], dtype=np.int64))
     if not child_parts:
         return None
     child, parent = np.concatenate(child_parts), np.concatenate(parent_parts)

@@ -533,17 +533,18 @@ def _build_dag_jobs(path, df, job_labels, task_labels, edges, *, instances, max_
     if df.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
     n = _tasks_per_row(path, df, job_labels, instances, max_instances_per_task)
-    df = df.assign(job=job_labels[df["job"].to_numpy()], task=task_labels[df["task"].to_numpy()])
     check_finite(path, df["line"].to_numpy(), df["span"].to_numpy(np.float64), "the task's span (end - start)")
-    job_id = (df["job"] + "/" + df["task"]).to_numpy(object)
-    submit = df.groupby("job", sort=False)["start"].transform("min").to_numpy(np.float64)
+    dag, trace_task = job_labels[df["job"].to_numpy()], task_labels[df["task"].to_numpy()]
+    job_id = np.array([f"{j}/{t}" for j, t in zip(dag, trace_task)], dtype=object)
+    code, _ = pd.factorize(df["job"].to_numpy())
+    first_start = np.full(code.max() + 1, np.inf)
+    np.minimum.at(first_start, code, df["start"].to_numpy(np.float64))
+    submit = first_start[code]  # (each trace job's earliest start)
     if relative:
-        submit = submit - submit.min()
+        with np.errstate(over="ignore"):  # (an overflow to inf is named by the check below)
+            submit = submit - submit.min()
         check_finite(path, df["line"].to_numpy(), submit, "the job's submit time relative to the first job")
-    jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": df["job"].to_numpy(object),
-                         "trace_task": df["task"].to_numpy(object), "dag_depth": df["depth"].to_numpy(np.int64),
-                         "instances": df["n_inst"].to_numpy(np.int64)})
-    child, parent = edges
-    edges = pd.DataFrame({"job_id": job_id[child], "parent_id": job_id[parent]})
-    tasks = pd.DataFrame({"job_id": np.repeat(job_id, n), "work": np.repeat(df["span"].to_numpy(np.float64), n)})
-    return Workload.from_frames(jobs, tasks, dependencies=edges, name=name or os.path.basename(path), source=path)
+    jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": dag, "trace_task": trace_task,
+                         "dag_depth": df["depth"].to_numpy(np.int64), "instances": df["n_inst"].to_numpy(np.int64)})
+    return Workload.from_job_blocks(jobs, n, {"work": np.repeat(df["span"].to_numpy(np.float64), n)},
+                                    _edge_rows=edges, name=name or os.path.basename(path), source=path)
