@@ -122,7 +122,8 @@ def _tasks_per_row(path, rows, job_labels, instances, max_instances_per_task):
         n = np.minimum(n, max_instances_per_task)
     n = np.maximum(n, 1)
     check_task_total(path, rows["line"].to_numpy(), n,
-                     lambda i: f"task with {rows['n_inst'].iloc[i]} instances (job {_job_label(job_labels, rows['job'].iloc[i])})",
+                     lambda i: f"task with {rows['n_inst'].iloc[i]} instances "
+                               f"(job {_job_label(job_labels, rows['job'].iloc[i])})",
                      "pass max_instances_per_task, or instances=False")
     return n.astype(np.int64)
 
@@ -136,9 +137,9 @@ def _build(path, rows, job_labels, *, instances, max_instances_per_task, relativ
     """rows: DataFrame with job (codes into ``job_labels``, or the job ids if that is None), start,
     span, n_inst, line, in line order; ``stage``: per row 0 (map) or 1 (reduce), or None (all
     maps). Jobs come in the order of their first kept row (then by submit time, as every workload
-    orders them), each its maps then its reduces in line order. ``job_max`` / ``job_sum``: extra job columns, the largest / sum of
-    a per-row array over the job's rows. Returns a Workload, built from the jobs' blocks of tasks
-    (no table with a row per task)."""
+    orders them), each its maps then its reduces in line order. ``job_max`` / ``job_sum``: extra
+    job columns, the largest / the sum of a per-row array over the job's rows. Returns a
+    Workload, built from the jobs' blocks of tasks (no table with a row per task)."""
     if rows.empty:
         raise ValueError(f"{path}: no task is left after filtering (check 'statuses')")
     n = _tasks_per_row(path, rows, job_labels, instances, max_instances_per_task)
@@ -479,7 +480,7 @@ def _parse_2018_blocks(data, keep, negative_spans):
         if len(unique_values(pair)) != len(pair):
             return None  # two tasks of a job with the same number
     elif pd.DataFrame({"j": jcode[dagged], "n": num_u[tcode[dagged]]}).duplicated().any():
-        return None
+        return None  # (the same, the pairs compared as such)
     # the kept rows, as the line-by-line reading keeps them
     st_codes, st_values = enc["status"]
     kept = np.ones(len(tcode), bool) if keep is None else np.isin(
@@ -511,8 +512,8 @@ def _parse_2018_blocks(data, keep, negative_spans):
         found = keys[i] == want
         child, parent = child[found], kdag[by_key[i[found]]]
     else:
-        pairs = pd.DataFrame({"job": jcode[child], "num": wanted, "child": child}).merge(
-            pd.DataFrame({"job": jcode[kdag], "num": num_u[tcode[kdag]], "parent": kdag}), on=["job", "num"], how="inner")
+        parents = pd.DataFrame({"job": jcode[kdag], "num": num_u[tcode[kdag]], "parent": kdag})
+        pairs = pd.DataFrame({"job": jcode[child], "num": wanted, "child": child}).merge(parents, on=["job", "num"])
         child, parent = pairs["child"].to_numpy(), pairs["parent"].to_numpy()
     position = np.full(len(tcode), -1, np.int64)
     position[rows] = np.arange(len(rows))
@@ -522,8 +523,8 @@ def _parse_2018_blocks(data, keep, negative_spans):
         return None  # a cycle: the line-by-line reading names its job and task
     df = pd.DataFrame({"job": jcode[rows], "task": tcode[rows], "start": st[rows], "span": span[rows],
                        "n_inst": ni[rows], "line": rows + 1, "depth": depth})
-    # (one Python string per distinct name)
-    return df, np.asarray(jnames.to_pylist(), dtype=object), np.asarray(tnames.to_pylist(), dtype=object), (child, parent)
+    job_labels = np.asarray(jnames.to_pylist(), dtype=object)  # (one Python string per distinct name)
+    return df, job_labels, np.asarray(tnames.to_pylist(), dtype=object), (child, parent)
 
 
 def _build_dag_jobs(path, df, job_labels, task_labels, edges, *, instances, max_instances_per_task, relative, name):
