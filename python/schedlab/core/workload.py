@@ -47,10 +47,19 @@ def _codes(values: pd.Series):
     return codes.astype(np.int32), labels
 
 
+def _all_hashable(values) -> bool:
+    """Whether an object column holds only values of kinds that are always hashable (strings,
+    numbers, ...), found by pandas' type inference in one pass, without a Python call per value."""
+    return pd.api.types.infer_dtype(values, skipna=False) in _HASHABLE_KINDS
+
+
+_HASHABLE_KINDS = {"string", "bytes", "integer", "floating", "mixed-integer-float", "boolean", "empty"}
+
+
 def _job_label_codes(jobs: pd.DataFrame, col: str, order, source):
     """_codes of a job column of labels; a value that cannot be a label (a list, a dict: not
     hashable) is an error naming its row."""
-    if jobs[col].dtype == object:
+    if jobs[col].dtype == object and not _all_hashable(jobs[col]):
         for i, v in enumerate(jobs[col]):
             try:
                 hash(v)
@@ -502,7 +511,7 @@ def _check_ids(values, what, source):
     """Job ids must be hashable values (numbers, strings, tuples ...): a list or a dict in a
     job_id cell is a ValueError naming the row, not a TypeError from pandas' hash tables."""
     values = pd.Series(values) if not isinstance(values, pd.Series) else values
-    if values.dtype != object or len(values) == 0:
+    if values.dtype != object or len(values) == 0 or _all_hashable(values):
         return
     bad = values.map(_unhashable).to_numpy(bool)
     if bad.any():

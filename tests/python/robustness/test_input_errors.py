@@ -120,6 +120,15 @@ def test_from_frames_refuses_unhashable_labels(col):
         sl.Workload.from_frames(jobs, tasks)
 
 
+@pytest.mark.parametrize("ids", [["a", "b", ["c"]], [0, 1, [2]], [0.5, 1.5, {"x": 1}]])
+def test_from_frames_refuses_unhashable_job_ids(ids):
+    # (strings and numbers pass by type inference; anything else is looked at value by value)
+    jobs = pd.DataFrame({"job_id": pd.Series(ids, dtype=object), "submit_time": 0.0})
+    tasks = pd.DataFrame({"job_id": pd.Series(ids[:2], dtype=object), "work": 1.0})
+    with pytest.raises(ValueError, match=r"jobs 'job_id' row 2: .* is not a valid job id"):
+        sl.Workload.from_frames(jobs, tasks)
+
+
 def test_capacity_user_limit_below_one_task_is_refused_up_front():
     # before: "simulation made no progress" (a RuntimeError) after a simulated day
     with pytest.raises(ValueError, match=r"capacity: parameter 'user_limit_factor' .* = 1e-09 lets a user of queue 0 "

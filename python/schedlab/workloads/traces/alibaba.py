@@ -545,7 +545,10 @@ def _build_dag_jobs(path, df, job_labels, task_labels, edges, *, instances, max_
         with np.errstate(over="ignore"):  # (an overflow to inf is named by the check below)
             submit = submit - submit.min()
         check_finite(path, df["line"].to_numpy(), submit, "the job's submit time relative to the first job")
-    jobs = pd.DataFrame({"job_id": job_id, "submit_time": submit, "dag": dag, "trace_task": trace_task,
+    # (the names as object columns: pandas would convert them to Arrow strings, and the workload
+    # back to Python strings, a new one per job)
+    jobs = pd.DataFrame({"job_id": pd.Series(job_id, dtype=object), "submit_time": submit,
+                         "dag": pd.Series(dag, dtype=object), "trace_task": pd.Series(trace_task, dtype=object),
                          "dag_depth": df["depth"].to_numpy(np.int64), "instances": df["n_inst"].to_numpy(np.int64)})
     return Workload.from_job_blocks(jobs, n, {"work": np.repeat(df["span"].to_numpy(np.float64), n)},
                                     _edge_rows=edges, name=name or os.path.basename(path), source=path)
