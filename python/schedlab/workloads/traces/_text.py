@@ -143,8 +143,9 @@ FAST = True
 
 
 def csv_columns(data: bytes, names, types: dict, delimiter=","):
-    """Typed columns ``types`` ({name: arrow type name}) of comma-separated ``data`` whose
-    fields are ``names``, parsed in blocks by pyarrow's CSV reader: no quoting, only an empty
+    """Typed columns ``types`` ({name: arrow type name, or ``"dictionary"`` for strings encoded
+    as 32-bit codes into a dictionary of the distinct values, one per block until the caller
+    unifies them}) of comma-separated ``data`` whose fields are ``names``, parsed in blocks by pyarrow's CSV reader: no quoting, only an empty
     field is null, every line must have all the fields. Returns a pyarrow Table with one row per
     line (so that row i is line i + 1), or None when pyarrow is not installed, FAST is off, the
     data has blank lines (line numbers would shift) or lone CR line ends, or a field does not
@@ -159,7 +160,9 @@ def csv_columns(data: bytes, names, types: dict, delimiter=","):
     read = pacsv.ReadOptions(column_names=list(names), use_threads=True)
     parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False, newlines_in_values=False,
                                ignore_empty_lines=True)
-    convert = pacsv.ConvertOptions(column_types={k: getattr(pa, v)() for k, v in types.items()},
+    column_types = {k: pa.dictionary(pa.int32(), pa.string()) if v == "dictionary" else getattr(pa, v)()
+                    for k, v in types.items()}
+    convert = pacsv.ConvertOptions(column_types=column_types,
                                    include_columns=list(types), null_values=[""], strings_can_be_null=False,
                                    quoted_strings_can_be_null=False, check_utf8=True)
     tables = []

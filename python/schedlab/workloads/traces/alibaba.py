@@ -412,7 +412,8 @@ def _parse_2018_lines(path, data, keep, negative_spans):
     return df, job_labels, task_labels, (pairs["child"].to_numpy(np.int64), pairs["parent"].to_numpy(np.int64))
 
 
-_TYPES_2018 = {"task_name": "string", "instance_num": "int64", "job_name": "string", "status": "string",
+# (the names encoded by the CSV reader itself: no column of millions of strings is built)
+_TYPES_2018 = {"task_name": "dictionary", "instance_num": "int64", "job_name": "dictionary", "status": "dictionary",
                "start_time": "float64", "end_time": "float64"}
 
 
@@ -438,8 +439,9 @@ def _parse_2018_blocks(data, keep, negative_spans):
     if (ni < 0).any() or not (np.isfinite(st).all() and np.isfinite(en).all()):
         return None
     enc = {}
+    table = table.unify_dictionaries()  # (one dictionary per block until now)
     for name in ("task_name", "job_name", "status"):
-        d = table.column(name).combine_chunks().dictionary_encode()
+        d = table.column(name).combine_chunks()
         values = d.dictionary
         # names as the line-by-line reading strips them: printable ASCII only, no blanks
         if pc.any(pc.match_substring_regex(values, r"[^\x21-\x7e]")).as_py():
