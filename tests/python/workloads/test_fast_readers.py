@@ -254,6 +254,20 @@ def test_progress_is_fed_while_parsing(tmp_path, bars, bad):
     assert len(bar.updates) >= size // 4096 - 1  # reported along the way, not at the end only
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_progress_of_an_alibaba2018_table_read_twice(tmp_path, bars, gz):
+    """A 2018 table whose blocks give way to the line-by-line reading (a blank after a name) is
+    read from the file a second time: the bar is still that of one file, fed to its size."""
+    import gzip
+    text = alibaba2018_text(jobs=2000).replace(",j_7,", ",j_7 ,")
+    p = tmp_path / ("batch_task.csv.gz" if gz else "batch_task.csv")
+    p.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    w = sl.read_trace(p, format="alibaba2018", progress=True)
+    (bar,) = bars
+    assert bar.total == len(text.encode()) and sum(bar.updates) == bar.total and bar.closed
+    assert "j_7" in set(w.jobs["job_id"])  # (the line-by-line reading strips the names)
+
+
 def test_progress_of_gzip_parts_in_a_folder(tmp_path, bars):
     import gzip
     line = "600000000,,{j},0,,{e},alice,2,9,0.06,0.03,0.0001,0\n"
@@ -322,7 +336,7 @@ def test_alibaba2018_blocks_read_as_line_by_line(tmp_path, monkeypatch, opts):
     p = tmp_path / "batch_task.csv"
     p.write_text(alibaba2018_text())
     from schedlab.workloads.traces import alibaba
-    assert alibaba._parse_2018_blocks(p.read_bytes(), {"Terminated"}, "clamp") is not None  # the blocks are taken
+    assert alibaba._parse_2018_blocks([p.read_bytes()], {"Terminated"}, "clamp") is not None  # the blocks are taken
     w = sl.read_trace(p, format="alibaba2018", **opts)
     same_workload(w, line_by_line(monkeypatch, p, format="alibaba2018", **opts))
     assert w.jobs["dag_depth"].max() >= 2
@@ -344,7 +358,7 @@ def test_alibaba2018_task_numbers_too_large_to_pack(tmp_path, monkeypatch):
     p = tmp_path / "batch_task.csv"
     p.write_text("\n".join(renumber(x) for x in alibaba2018_text().splitlines()) + "\n")
     from schedlab.workloads.traces import alibaba
-    assert alibaba._parse_2018_blocks(p.read_bytes(), {"Terminated"}, "clamp") is not None  # the blocks are taken
+    assert alibaba._parse_2018_blocks([p.read_bytes()], {"Terminated"}, "clamp") is not None  # the blocks are taken
     w = sl.read_trace(p, format="alibaba2018")
     same_workload(w, line_by_line(monkeypatch, p, format="alibaba2018"))
     assert w.jobs["dag_depth"].max() >= 2

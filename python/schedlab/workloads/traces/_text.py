@@ -71,9 +71,10 @@ def advance_to(done):
         feed.advance_to(done)
 
 
-def read_bytes(path) -> bytes:
+def read_bytes(path, part: bool = True) -> bytes:
     """The whole content of a plain or ``.gz`` file; a corrupt ``.gz`` is a ValueError naming
-    the file. Starts the file's part of the progress bar."""
+    the file. Starts the file's part of the progress bar (``part=False``: the file is read
+    again, for a part already started)."""
     path = os.fspath(path)
     if path.endswith(".gz"):
         try:
@@ -86,7 +87,7 @@ def read_bytes(path) -> bytes:
         with open(path, "rb") as f:
             data = f.read()
     feed = _FEED.get()
-    if feed is not None:
+    if feed is not None and part:
         feed.begin_part(os.path.getsize(path), len(data))
     return data
 

@@ -323,11 +323,11 @@ def read_alibaba2018(path, *, statuses=("Terminated",), instances: bool | None =
         raise ValueError(f"dag must be 'depth', 'flatten' or 'jobs', got {dag!r}")
     if instances is None:
         instances = dag == "jobs"
-    data = read_bytes(path)
-    parsed = _parse_2018_blocks(data, keep, negative_spans)
+    # (a whole trace's text is gigabytes: the blocks' parse drops it once parsed, and the
+    # line-by-line reading, which seldom follows, reads the file again)
+    parsed = _parse_2018_blocks([read_bytes(path)], keep, negative_spans)
     if parsed is None:  # some line needs a closer look: the line-by-line reading names the error
-        parsed = _parse_2018_lines(path, data, keep, negative_spans)
-    del data  # (a whole trace's text is gigabytes: not held while the workload is built)
+        parsed = _parse_2018_lines(path, read_bytes(path, part=False), keep, negative_spans)
     df, job_labels, task_labels, edges = parsed
     depth = df["depth"].to_numpy()
     if dag == "jobs":
@@ -417,14 +417,15 @@ _TYPES_2018 = {"task_name": "dictionary", "instance_num": "int64", "job_name": "
                "start_time": "float64", "end_time": "float64"}
 
 
-def _parse_2018_blocks(data, keep, negative_spans):
+def _parse_2018_blocks(text: list, keep, negative_spans):
     """The whole table parsed in blocks by pyarrow's CSV reader, task names parsed by regular
     expressions over the distinct names and the DAG depths found level by level (no Python
     object per line but one string per distinct name), the line-by-line checks done by column.
     None when pyarrow is missing or some line needs a closer look (a bad field, a name with
     blanks or other than printable ASCII, a repeated task or task number, a self-dependency, a
-    cycle): the line-by-line reading decides and names the line."""
-    table = csv_columns(data, FIELDS_2018, _TYPES_2018)
+    cycle): the line-by-line reading decides and names the line. ``text``: a list holding the
+    file's bytes, emptied as they are parsed (they are not held past the parse)."""
+    table = csv_columns(text.pop(), FIELDS_2018, _TYPES_2018)
     if table is None:
         return None
     import pyarrow as pa
