@@ -172,6 +172,7 @@ def _build(path, rows, job_labels, *, instances, max_instances_per_task, relativ
     n_tasks = np.add.reduceat(n, begin)
     n_maps = None if stage is None else np.add.reduceat(np.where(stage[by_job] == 0, n, 0), begin)
     work = np.repeat(rows["span"].to_numpy(np.float64)[by_job], n)
+    del code, key, by_job, sorted_code, line, n  # (per-row arrays, not held while the workload is built)
     return Workload.from_job_blocks(jobs, n_tasks, {"work": work}, n_maps=n_maps,
                                     name=name or os.path.basename(path), source=path)
 
@@ -525,7 +526,7 @@ def _parse_2018_blocks(text: list, keep, negative_spans):
     if (depth < 0).any():
         return None  # a cycle: the line-by-line reading names its job and task
     df = pd.DataFrame({"job": jcode[rows], "task": tcode[rows], "start": st[rows], "span": span[rows],
-                       "n_inst": ni[rows], "line": rows + 1, "depth": depth})
+                       "n_inst": ni[rows], "line": rows + 1, "depth": depth}, copy=False)  # (not copied into blocks)
     job_labels = np.asarray(jnames.to_pylist(), dtype=object)  # (one Python string per distinct name)
     return df, job_labels, np.asarray(tnames.to_pylist(), dtype=object), (child, parent)
 
