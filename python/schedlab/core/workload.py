@@ -37,6 +37,22 @@ TASK_COLUMNS = {
 _STAGES = {"map": 0, "reduce": 1, "m": 0, "r": 1, 0: 0, 1: 1}
 
 
+def _stage_of(v):
+    """0 (map), 1 (reduce) or -1 (not a stage) for one value of a task's 'stage' column."""
+    return _STAGES.get(v.lower() if isinstance(v, str) else v, -1) if not _unhashable(v) else -1
+
+
+def _stage_codes(column: pd.Series) -> np.ndarray:
+    """_stage_of of every value of a non-numeric 'stage' column, worked out once per distinct value
+    (millions of tasks hold a few distinct values); value by value if some value is unhashable."""
+    try:
+        codes, distinct = pd.factorize(column, use_na_sentinel=True)  # (missing values: -1)
+    except TypeError:
+        return column.map(_stage_of).to_numpy(np.int64)
+    of_distinct = np.array([_stage_of(v) for v in distinct] + [-1], dtype=np.int64)
+    return of_distinct[codes]  # (code -1, a missing value, takes the last entry: -1)
+
+
 def _fail(source, msg):
     raise ValueError(f"{source}: {msg}")
 
@@ -112,7 +128,11 @@ class Workload:
         jobs, order, submit, edges = _order_jobs(jobs, dependencies, source, tasks)
         job_index = pd.Index(jobs["job_id"])
 
-        tj = job_index.get_indexer(tasks["job_id"])
+        if pd.api.types.is_numeric_dtype(tasks["job_id"]):
+            tj = job_index.get_indexer(tasks["job_id"])
+        else:  # each distinct label (a string: hashed slowly) looked up once; tasks name far fewer jobs
+            codes, distinct = pd.factorize(tasks["job_id"], use_na_sentinel=False)
+            tj = job_index.get_indexer(distinct)[codes]
         if (tj < 0).any():
             i = int(np.argmax(tj < 0))
             _fail(source, f"tasks row {i}: job_id {_label(tasks['job_id'].iloc[i])!r} is not in the jobs table")
@@ -124,8 +144,7 @@ class Workload:
                     t = np.trunc(v)
                 stage = np.where(np.isfinite(v) & ((t == 0) | (t == 1)), t, -1).astype(np.int64)
             else:
-                stage = st.map(lambda v: _STAGES.get(v.lower() if isinstance(v, str) else v, -1)
-                               if not _unhashable(v) else -1).to_numpy(np.int64)
+                stage = _stage_codes(st)
             if (stage < 0).any():
                 i = int(np.argmax(stage < 0))
                 _fail(source, f"tasks row {i}: 'stage' must be 'map' or 'reduce', got {_label(st.iloc[i])!r}")

@@ -197,11 +197,23 @@ def test_bad_cluster(kwargs, match):
         sl.Cluster(**kwargs)
 
 
+def test_stage_labels_in_any_case_and_mixed_with_numbers():
+    jobs, tasks = small_frames()
+    want = sl.Workload.from_frames(jobs, tasks).tasks
+    labels = {"map": ["MAP", "m", 0, "Map", "map"], "reduce": ["Reduce", "r", 1, "R", "REDUCE"]}
+    mixed = [labels[v][k % 5] for k, v in enumerate(tasks["stage"])]
+    got = sl.Workload.from_frames(jobs, tasks.assign(stage=pd.Series(mixed, dtype=object))).tasks
+    pd.testing.assert_frame_equal(got, want)
+
+
 @pytest.mark.parametrize("table, mutate, match", [
     ("tasks", lambda t: t.assign(work=[-1.0] + list(t["work"][1:])), "'work' must be"),
     ("tasks", lambda t: t.assign(work=[np.nan] + list(t["work"][1:])), "'work' must be"),
     ("jobs", lambda j: j.assign(submit_time=[-5.0, 1.0, 2.5]), "submit_time"),
     ("tasks", lambda t: t.assign(stage=["map"] * 7 + ["shuffle"]), "stage"),
+    # labelled stages: each distinct label read once; a missing or unhashable one names its row
+    ("tasks", lambda t: t.assign(stage=["map", "MAP", None, "r"] + ["reduce"] * 4), r"tasks row 2: 'stage' .* got (None|nan)"),
+    ("tasks", lambda t: t.assign(stage=["map"] * 5 + [["map"], "m", 1]), r"tasks row 5: 'stage' .* got \['map'\]"),
     # numeric stages: 0 / 1 (the whole part of a number); anything else names the row
     ("tasks", lambda t: t.assign(stage=[0] * 7 + [2]), r"tasks row 7: 'stage' must be 'map' or 'reduce', got 2"),
     ("tasks", lambda t: t.assign(stage=[0.0] * 6 + [np.nan, 1.0]), r"tasks row 6: 'stage' .* got nan"),
