@@ -35,6 +35,7 @@ TASK_COLUMNS = {
 }
 
 _STAGES = {"map": 0, "reduce": 1, "m": 0, "r": 1, 0: 0, 1: 1}
+_TASK_NUMBERS = ("work", "estimate", "input_bytes", "output_bytes", "vcores", "memory")  # numeric task columns
 
 
 def _stage_of(v):
@@ -151,7 +152,14 @@ class Workload:
         else:
             stage = np.zeros(len(tasks), dtype=np.int64)
         torder = np.lexsort((stage, tj))  # stable: by job, then stage, then original order
-        tasks_sorted = tasks.iloc[torder]
+        # the columns read below, in task order (not the job ids: millions of strings to copy)
+        read = [c for c in _TASK_NUMBERS if c in tasks] + [c for c in tasks.columns if isinstance(c, str) and (
+            c == "replicas" or c.startswith("replica_"))]
+        tasks_sorted = tasks[read].iloc[torder]
+
+        def job_id_of(i):  # the job_id of the i-th task in task order
+            return tasks["job_id"].iloc[int(torder[i])]
+
         tj = tj[torder].astype(np.int32)
         stage = stage[torder].astype(np.uint8)
         counts = np.bincount(tj, minlength=len(jobs))
@@ -167,17 +175,17 @@ class Workload:
             if bad.any():
                 i = int(np.argmax(bad))
                 row = tasks_sorted.index[i]
-                _fail(source, f"tasks row {row} (job_id {_label(tasks_sorted['job_id'].iloc[i])!r}): '{col}' must be a "
+                _fail(source, f"tasks row {row} (job_id {_label(job_id_of(i))!r}): '{col}' must be a "
                               f"{'positive ' if positive else ''}number{' >= 0' if not positive else ''}, "
                               f"got {_label(tasks_sorted[col].iloc[i])!r}")
             return v
 
         tcols = {"job": tj, "stage": stage, "work": num("work")}
-        for col in ("estimate", "input_bytes", "output_bytes", "vcores", "memory"):
+        for col in _TASK_NUMBERS[1:]:
             v = num(col)
             if v is not None:
                 tcols[col] = v
-        rep = _replicas(tasks_sorted, source)
+        rep = _replicas(tasks_sorted, source, job_id_of)
         if rep is not None:
             tcols["replica_begin"], tcols["replica_node"] = rep
 
@@ -711,9 +719,10 @@ def _node_ids(x, source, where, column):
     return arr.astype(np.int64)
 
 
-def _replicas(tasks: pd.DataFrame, source):
+def _replicas(tasks: pd.DataFrame, source, job_id_of):
     """The per-task input replicas as CSR arrays (begin offsets, node ids), or None when the
-    table gives none; errors name the row by the table's own index."""
+    table gives none; errors name the row by the table's own index and the job by
+    ``job_id_of(i)`` (the i-th row's job_id)."""
     rep_cols = sorted((c for c in tasks.columns if isinstance(c, str) and c.startswith("replica_")),
                       key=lambda c: int(c.split("_")[1]) if c.split("_")[1].isdigit() else 1 << 30)
     if "replicas" in tasks:
@@ -721,7 +730,7 @@ def _replicas(tasks: pd.DataFrame, source):
         lens = np.zeros(len(lists), dtype=np.int64)
         parts = []
         for i, x in enumerate(lists):
-            arr = _node_ids(x, source, lambda: f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r})",
+            arr = _node_ids(x, source, lambda: f"tasks row {tasks.index[i]} (job_id {_label(job_id_of(i))!r})",
                             "replicas")
             if arr is not None:
                 lens[i] = len(arr)
@@ -733,7 +742,7 @@ def _replicas(tasks: pd.DataFrame, source):
         bad = given & ~(np.isfinite(mat) & (mat == np.floor(mat)))
         if bad.any():
             i, k = np.argwhere(bad)[0]
-            _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): '{rep_cols[k]}' must be a node id "
+            _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(job_id_of(i))!r}): '{rep_cols[k]}' must be a node id "
                           f"(or -1 / NaN for none), got {tasks[rep_cols[k]].iloc[i]!r}")
         valid = given & (mat != -1)  # (-1: none; other negative ids are rejected below)
         lens = valid.sum(axis=1)
@@ -744,7 +753,7 @@ def _replicas(tasks: pd.DataFrame, source):
     if out_of_range.any():
         k = int(np.argmax(out_of_range))
         i = int(np.searchsorted(np.cumsum(lens), k, side="right"))  # the task row of replica k
-        _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(tasks['job_id'].iloc[i])!r}): replica node ids must be >= 0 "
+        _fail(source, f"tasks row {tasks.index[i]} (job_id {_label(job_id_of(i))!r}): replica node ids must be >= 0 "
                       f"(and below 2^31), got {flat[k]}")
     begin = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=begin[1:])
