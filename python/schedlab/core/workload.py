@@ -64,13 +64,13 @@ def _codes(values: pd.Series):
     return codes.astype(np.int32), labels
 
 
+_HASHABLE_KINDS = {"string", "bytes", "integer", "floating", "mixed-integer-float", "boolean", "empty"}
+
+
 def _all_hashable(values) -> bool:
     """Whether an object column holds only values of kinds that are always hashable (strings,
     numbers, ...), found by pandas' type inference in one pass, without a Python call per value."""
     return pd.api.types.infer_dtype(values, skipna=False) in _HASHABLE_KINDS
-
-
-_HASHABLE_KINDS = {"string", "bytes", "integer", "floating", "mixed-integer-float", "boolean", "empty"}
 
 
 def _job_label_codes(jobs: pd.DataFrame, col: str, order, source):

@@ -146,10 +146,11 @@ FAST = True
 def csv_columns(data: bytes, names, types: dict, delimiter=","):
     """Typed columns ``types`` ({name: arrow type name, or ``"dictionary"`` for strings encoded
     as 32-bit codes into a dictionary of the distinct values, one per block until the caller
-    unifies them}) of comma-separated ``data`` whose fields are ``names``, parsed in blocks by pyarrow's CSV reader: no quoting, only an empty
-    field is null, every line must have all the fields. Returns a pyarrow Table with one row per
-    line (so that row i is line i + 1), or None when pyarrow is not installed, FAST is off, the
-    data has blank lines (line numbers would shift) or lone CR line ends, or a field does not
+    unifies them}) of comma-separated ``data`` whose fields are ``names``, parsed in blocks by
+    pyarrow's CSV reader: no quoting, only an empty field is null, every line must have all the
+    fields. Returns a pyarrow Table with one row per line (so that row i is line i + 1), or None
+    when pyarrow is not installed, FAST is off, the data has blank lines (line numbers would
+    shift) or lone CR line ends, or a field does not
     convert: the caller then reads line by line and names the line."""
     if not FAST or not data or data.isspace() or has_lone_cr(data):
         return None
