@@ -13,8 +13,10 @@ schedlab's time covers what the simulator's run covers: reading the trace, simul
 per-job results (Result.jobs). Each configuration runs --repeat times and the best wall time
 counts (on a shared machine the best is the closest to the code's own cost); the CPU time of
 that run and the ratio on CPU time are printed beside it (on a loaded machine the CPU time is
-the better measure of the code's own cost; the simulator's times are of runs alone). The traces are looked up in --traces, $SCHEDLAB_TRACES/hawk_eagle
-or a shared/traces/hawk_eagle folder above this file.
+the better measure of the code's own cost; the simulator's times are of runs alone). Beside them,
+that run's wall time reading the trace and the CPU time of the engine's run (Result.cpu_seconds),
+and in the last line their shares of the total. The traces are looked up in --traces,
+$SCHEDLAB_TRACES/hawk_eagle or a shared/traces/hawk_eagle folder above this file.
 """
 from __future__ import annotations
 
@@ -54,12 +56,14 @@ def trace_dir(given: str | None) -> pathlib.Path:
 
 
 def one_run(path: pathlib.Path, workers: int, scheduler: str):
+    """(wall s, CPU s, wall s of reading the trace, result, its jobs table)."""
     w0, c0 = time.perf_counter(), time.process_time()
     wl = sl.engines.worker.read_trace(path)
+    read = time.perf_counter() - w0
     r = sl.simulate(sl.engines.worker.cluster(workers), wl, scheduler, seed=0, **sl.engines.worker.preset(PRESET[path.name]))
     jobs = r.jobs
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    return wall, cpu, r, jobs
+    return wall, cpu, read, r, jobs
 
 
 def main():
@@ -72,9 +76,9 @@ def main():
     folder = trace_dir(a.traces)
     wanted = [s for s in a.schedulers.split(",") if s]
     sizes = {int(w) for w in a.workers.split(",") if w}
-    print(f"{'trace':<17} {'workers':>7} {'scheduler':<8} {'wall s':>8} {'cpu s':>7} {'events':>11} "
-          f"{'reference s':>11} {'ratio':>7} {'on cpu':>7}")
-    tot_ours = tot_cpu = tot_ref = 0.0
+    print(f"{'trace':<17} {'workers':>7} {'scheduler':<8} {'wall s':>8} {'cpu s':>7} {'read s':>7} {'engine s':>8} "
+          f"{'events':>11} {'reference s':>11} {'ratio':>7} {'on cpu':>7}")
+    tot_ours = tot_cpu = tot_ref = tot_read = tot_engine = 0.0
     for (name, workers), ref in REFERENCE.items():
         if sizes and workers not in sizes:
             continue
@@ -82,14 +86,20 @@ def main():
             if scheduler not in wanted:
                 continue
             runs = [one_run(folder / name, workers, scheduler) for _ in range(max(1, a.repeat))]
-            wall, cpu, r, _ = min(runs, key=lambda x: x[0])
+            wall, cpu, read, r, _ = min(runs, key=lambda x: x[0])
             tot_ours += wall
             tot_cpu += cpu
             tot_ref += ref_s
-            print(f"{name:<17} {workers:>7,} {scheduler:<8} {wall:>8.3f} {cpu:>7.3f} {r.events:>11,} "
-                  f"{ref_s:>11.1f} {ref_s / wall:>6.0f}x {ref_s / cpu:>6.0f}x")
+            tot_read += read
+            tot_engine += r.cpu_seconds
+            print(f"{name:<17} {workers:>7,} {scheduler:<8} {wall:>8.3f} {cpu:>7.3f} {read:>7.3f} {r.cpu_seconds:>8.3f} "
+                  f"{r.events:>11,} {ref_s:>11.1f} {ref_s / wall:>6.0f}x {ref_s / cpu:>6.0f}x")
     print(f"total: schedlab {tot_ours:.2f} s wall ({tot_cpu:.2f} s CPU), reference {tot_ref:.1f} s, "
           f"ratio {tot_ref / tot_ours:.0f}x on wall time, {tot_ref / tot_cpu:.0f}x on CPU time")
+    if tot_ours > 0:
+        print(f"of schedlab's wall time: reading the traces {100 * tot_read / tot_ours:.0f} %, the engine's runs "
+              f"{100 * tot_engine / tot_ours:.0f} % (their CPU time), the rest {100 * (1 - (tot_read + tot_engine) / tot_ours):.0f} % "
+              f"(simulate's checks and result, Result.jobs)")
 
 
 if __name__ == "__main__":
