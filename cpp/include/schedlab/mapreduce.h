@@ -378,6 +378,14 @@ class Sim {
   void prefetch_task_runtime(int32_t task) const { __builtin_prefetch(&task_rt_[task]); }  // (last_attempt, running_attempts)
 
   // ---- finding pending tasks of a job (Hadoop's per-job task caches) ----
+  // A job's re-queued tasks of a stage (failed attempts, lost map outputs) wait in a list served
+  // first, from its front; entries whose task is no longer pending are dropped from the front
+  // when a lookup reads the list, so which entry a later lookup meets first depends on when the
+  // lookups were made. A scheduler that skips a lookup it knows would launch nothing calls
+  // drop_stale_requeued instead, to leave the list as the lookup would have.
+  bool has_requeued(int32_t job, int stage) const { return !requeued_[stage][job].empty(); }
+  bool any_requeued() const { return requeued_entries_[kMap] + requeued_entries_[kReduce] > 0; }
+  void drop_stale_requeued(int32_t job, int stage);
   // A pending map of `job` whose input is on `node` (kNodeLocal), on its rack (kRackLocal) or
   // anywhere (kRemote); returns -1 if none at or better than `max_level`.
   int32_t find_map(int32_t job, int32_t node, Locality max_level) {
@@ -418,7 +426,7 @@ class Sim {
   // indexes only: no map is re-queued and no active job has a map without replicas. Then
   // find_map(j, node, kNodeLocal) is -1 for every job when !fresh_map_on(node), and
   // find_map(j, node, kRackLocal) too unless fresh_map_on_rack(j, rack of node).
-  bool maps_found_by_place() const { return requeued_map_entries_ == 0 && unplaced_active_jobs_ == 0; }
+  bool maps_found_by_place() const { return requeued_entries_[kMap] == 0 && unplaced_active_jobs_ == 0; }
   int32_t find_reduce(int32_t job);
   int32_t find_pending(int32_t job, int stage) { return stage == kMap ? find_map(job, 0, kRemote) : find_reduce(job); }
   bool has_local_map(int32_t job, int32_t node, Locality max_level);
@@ -639,7 +647,7 @@ class Sim {
   bool map_launched(int32_t t) const { return (launched_maps_[size_t(t) >> 6] >> (t & 63)) & 1; }
   std::vector<uint8_t> unplaced_maps_;  // per job: some map has no replica (it may run anywhere)
   int64_t unplaced_active_jobs_ = 0;    // active jobs with unplaced_maps_
-  int64_t requeued_map_entries_ = 0;    // entries in requeued_[kMap] over all jobs
+  int64_t requeued_entries_[2] = {0, 0};  // entries in requeued_[stage] over all jobs
   IndexScratch index_scratch_;
   std::vector<std::vector<int64_t>> waiting_reduces_;  // reduces in copy phase waiting for maps
 

@@ -650,8 +650,10 @@ void Sim::free_job_index(int32_t j) {
   free_job_slots_.push_back(job_slot_[j]);
   job_slot_[j] = 0;
   unplaced_active_jobs_ -= unplaced_maps_[j];
-  requeued_map_entries_ -= int64_t(requeued_[kMap][j].size());  // (all finished: stale entries)
-  requeued_[kMap][j].clear();
+  for (int s = 0; s < 2; ++s) {  // (all finished: stale entries)
+    requeued_entries_[s] -= int64_t(requeued_[s][j].size());
+    requeued_[s][j].clear();
+  }
   node_index_[j].clear();
   rack_index_[j].clear();
 }
@@ -740,7 +742,7 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
   auto pending = [&](int32_t t) { return task_rt_[t].state == kPending; };
   auto& rq = requeued_[kMap][job];
   if (!rq.empty()) {
-    while (!rq.empty() && !pending(rq.front())) { rq.erase(rq.begin()); --requeued_map_entries_; }
+    drop_stale_requeued(job, kMap);
     for (int32_t t : rq)
       if (pending(t) && (locality(t, node) <= max_level || locality(t, node) == kNoLocality)) return t;
   }
@@ -780,9 +782,18 @@ int32_t Sim::find_map_anywhere(int32_t job, int32_t node, Locality max_level) {
 
 bool Sim::has_local_map(int32_t job, int32_t node, Locality max_level) { return find_map(job, node, max_level) >= 0; }
 
+void Sim::drop_stale_requeued(int32_t job, int stage) {
+  auto& rq = requeued_[stage][job];
+  size_t stale = 0;
+  while (stale < rq.size() && task_rt_[rq[stale]].state != kPending) ++stale;
+  if (stale == 0) return;
+  rq.erase(rq.begin(), rq.begin() + std::ptrdiff_t(stale));
+  requeued_entries_[stage] -= int64_t(stale);
+}
+
 int32_t Sim::find_reduce(int32_t job) {
   auto& rq = requeued_[kReduce][job];
-  while (!rq.empty() && task_rt_[rq.front()].state != kPending) rq.erase(rq.begin());
+  drop_stale_requeued(job, kReduce);
   if (!rq.empty()) return rq.front();
   int32_t& c = fresh_cursor_[kReduce][job];
   const int32_t end = static_cast<int32_t>(wl_.task_begin[job + 1]);
@@ -1022,7 +1033,7 @@ void Sim::end_attempt(int64_t a, uint8_t status, double at_time) {
     total_running_[stage]--;
     total_pending_[stage]++;
     requeued_[stage][job].push_back(task);
-    if (stage == kMap) ++requeued_map_entries_;
+    ++requeued_entries_[stage];
     wake_parked_nodes();
   }
 }
@@ -1204,7 +1215,7 @@ void Sim::detect(int32_t node) {
     js.pending[kMap]++;
     total_pending_[kMap]++;
     requeued_[kMap][job].push_back(task);
-    ++requeued_map_entries_;
+    ++requeued_entries_[kMap];
   }
   node_map_outputs_[node].clear();
   for (int32_t j : crash_jobs_[node]) {

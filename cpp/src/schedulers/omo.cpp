@@ -286,11 +286,17 @@ class FairTotal : public Scheduler {
     while (sim.free_slots(node, kMap) > 0) {
       int32_t best = -1, best_occ = 0;
       bool best_red = false;
+      // early_room() over the active jobs, asked once per pick (nothing it reads changes before the launch)
+      int8_t early = -1;
+      auto early_ok = [&] {
+        if (early < 0) early = early_room(sim, early_limit_) ? 1 : 0;
+        return early == 1;
+      };
       for (int32_t j : sim.active_jobs()) {
         const JobState& js = sim.job(j);
         const bool map_ok = js.pending[kMap] > 0 && admission_.may_run(j, kMap);
         const bool red_ok = js.pending[kReduce] > 0 && sim.reduces_allowed(j) && admission_.may_run(j, kReduce) &&
-                            (js.done[kMap] == sim.workload().n_maps[j] || early_room(sim, early_limit_));
+                            (js.done[kMap] == sim.workload().n_maps[j] || early_ok());
         if (!map_ok && !red_ok) continue;
         const int32_t occ = js.running_attempts[kMap] + js.running_attempts[kReduce];
         if (best < 0 || occ < best_occ) {

@@ -66,6 +66,22 @@ class YarnScheduler : public Scheduler {
                                     std::to_string(wl.memory[t]) + " MB, but the largest node has " +
                                     std::to_string(max_vcores) + " vcores and " + std::to_string(max_mem) +
                                     " MB: expected containers that fit a node");
+    // the smallest container any task asks for: a node with less room than that launches nothing
+    // more at this heartbeat, whichever job is asked (fits() compares each task's ask alike)
+    min_vcores_ = INFINITY;
+    min_mem_ = INFINITY;
+    for (size_t t = 0; t < wl.n_tasks(); ++t) {
+      min_vcores_ = std::min(min_vcores_, wl.vcores[t]);
+      min_mem_ = std::min(min_mem_, wl.memory[t]);
+    }
+    // the cluster's capacity, for early_room() (the nodes' configured sizes: a node that goes down
+    // keeps counting, as before)
+    cap_mem_ = 0;
+    cap_vcores_ = 0;
+    for (int32_t i = 0; i < sim.n_nodes(); ++i) {
+      cap_mem_ += sim.cluster().memory[i];
+      cap_vcores_ += sim.cluster().vcores[i];
+    }
     requested_.assign(nj, 0);
     rampup_started_.assign(nj, 0);
     red_mem_.assign(nj, 0);
@@ -95,12 +111,26 @@ class YarnScheduler : public Scheduler {
     order_.assign(sim.active_jobs().begin(), sim.active_jobs().end());
     if (fair_)
       std::stable_sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) { return used_mem(sim, a) < used_mem(sim, b); });
+    bool room = room_for_any(sim, node);
+    early_room_now_ = -1;  // (not known yet this heartbeat)
     for (int32_t j : order_) {
+      // A job whose lookups would launch nothing (the node has no room for the smallest container,
+      // or the job has nothing to ask for) is not looked up; its re-queued lists are left as the
+      // lookups would leave them (see Sim::drop_stale_requeued).
+      const JobState& js = sim.job(j);
+      if (!room || (js.pending[kMap] == 0 && (requested_[j] == 0 || js.pending[kReduce] == 0))) {
+        if (!room && !sim.any_requeued()) break;  // (nor for any job after it)
+        if (!assign_multiple_ && assigned_now_ > 0) continue;  // (no lookup below either)
+        if (requested_[j] > 0 && sim.has_requeued(j, kReduce) && (js_maps_done(sim, j) || early_room_cached(sim)))
+          sim.drop_stale_requeued(j, kReduce);
+        if (sim.has_requeued(j, kMap)) sim.drop_stale_requeued(j, kMap);
+        continue;
+      }
       for (;;) {
         if (!assign_multiple_ && assigned_now_ > 0) break;
         int32_t t = -1;
         bool reduce = false;
-        if (requested_[j] > 0 && (js_maps_done(sim, j) || early_room(sim))) {
+        if (requested_[j] > 0 && (js_maps_done(sim, j) || early_room_cached(sim))) {
           t = sim.find_reduce(j);
           reduce = t >= 0 && sim.fits(t, node, kReduce);
           if (!reduce) t = -1;
@@ -113,6 +143,8 @@ class YarnScheduler : public Scheduler {
         sim.launch(t, node, reduce ? kReduce : kMap);
         if (reduce) --requested_[j];
         ++assigned_now_;
+        room = room_for_any(sim, node);
+        early_room_now_ = -1;  // (a reduce of a job still mapping may have started)
       }
     }
     assigned_now_ = 0;
@@ -121,22 +153,29 @@ class YarnScheduler : public Scheduler {
   void finish(Sim&, SimResult& r) override { r.counters["yarn_reduce_rampups"] = double(rampups_); }
 
  private:
+  // Whether the node could still take the smallest container of the workload (a down node takes none).
+  bool room_for_any(const Sim& sim, int32_t node) const {
+    return sim.free_slots(node, kMap) > 0 && min_vcores_ <= sim.free_vcores(node) + 1e-9 &&
+           min_mem_ <= sim.free_memory(node) + 1e-9;
+  }
   bool js_maps_done(const Sim& sim, int32_t j) const { return sim.job(j).done[kMap] == sim.workload().n_maps[j]; }
   // one more early reduce keeps reduces of jobs still mapping within early_limit_ of the
   // cluster's memory and of its vcores (a container needs both: either can run out first)
   bool early_room(const Sim& sim) const {
-    double cap_mem = 0, cap_vcores = 0;
-    for (int32_t i = 0; i < sim.n_nodes(); ++i) {
-      cap_mem += sim.cluster().memory[i];
-      cap_vcores += sim.cluster().vcores[i];
-    }
     double held_mem = 0, held_vcores = 0;
     for (int32_t j : sim.active_jobs()) {
       if (js_maps_done(sim, j)) continue;
       held_mem += sim.job(j).running_attempts[kReduce] * red_mem_[j];
       held_vcores += sim.job(j).running_attempts[kReduce] * red_vcores_[j];
     }
-    return held_mem < early_limit_ * cap_mem && held_vcores < early_limit_ * cap_vcores;
+    return held_mem < early_limit_ * cap_mem_ && held_vcores < early_limit_ * cap_vcores_;
+  }
+
+  // early_room() as of the last launch: it reads the running reduces, which only a launch changes
+  // within a heartbeat
+  bool early_room_cached(const Sim& sim) {
+    if (early_room_now_ < 0) early_room_now_ = early_room(sim) ? 1 : 0;
+    return early_room_now_ == 1;
   }
 
   // memory held by a job's running containers (its maps, and its reduces, ask alike)
@@ -191,7 +230,10 @@ class YarnScheduler : public Scheduler {
   std::vector<uint8_t> rampup_started_;
   std::vector<double> red_mem_, red_vcores_, map_mem_;
   std::vector<int32_t> order_;
+  double min_vcores_ = 0, min_mem_ = 0;  // the smallest ask of any task
+  double cap_mem_ = 0, cap_vcores_ = 0;  // the cluster's configured memory and vcores
   int64_t assigned_now_ = 0;
+  int8_t early_room_now_ = -1;  // early_room_cached(): -1 unknown, else its answer
   int64_t rampups_ = 0;
 };
 

@@ -60,6 +60,23 @@ def test_hand_checked_rampup():
     assert r1.jobs["finish_time"].iloc[0] == 25
 
 
+def test_a_smaller_container_still_fits_where_a_larger_one_does_not():
+    # One NodeManager of <4 vcores, 16 GB>. Job 0 (first in the queue) asks 3-vcore containers,
+    # job 1 1-vcore ones; 2 maps each, 10 s. At 0 job 0 takes 3 vcores and its second map does
+    # not fit in the 1 left, but job 1's does; at 10 the same again. The heartbeat goes on past a
+    # job whose container does not fit as long as the smallest ask of the workload still does.
+    j0, t0 = _job(2, 10.0, 0, 0.0, vcores=3, memory=1024, job=0)
+    j1, t1 = _job(2, 10.0, 0, 0.0, vcores=1, memory=1024, job=1)
+    w = sl.Workload.from_frames(pd.DataFrame(j0 + j1), pd.DataFrame(t0 + t1))
+    cl = sl.Cluster(nodes=1, map_slots=2, reduce_slots=2, vcores=4, memory=16384)
+    for ordering in ("capacity", "fair"):
+        r = sl.simulate(cl, w, sl.schedulers.get("yarn", ordering=ordering), heartbeat_interval=1.0)
+        t = r.tasks.sort_values(["job_id", "start"])
+        assert list(t["start"]) == [0, 10, 0, 10], ordering
+        assert list(r.jobs["finish_time"]) == [20, 20], ordering
+        _capacity_ok(_with_demands(r))
+
+
 def test_rampup_limit_zero_holds_reduces_back():
     jobs, tasks = _job(8, 10.0, 2, 5.0)
     w = sl.Workload.from_frames(pd.DataFrame(jobs), pd.DataFrame(tasks))
