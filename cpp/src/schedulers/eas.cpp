@@ -317,17 +317,29 @@ class EasScheduler : public Scheduler {
     const int32_t b = int32_t(wl.task_begin[job] + wl.n_maps[job]), e = int32_t(wl.task_begin[job + 1]);
     placed_[job] |= 2;
     if (b == e) return;
-    rload_.resize(reduce_machines_.size());
-    for (size_t k = 0; k < reduce_machines_.size(); ++k) rload_[k] = load(sim, kReduce, reduce_machines_[k]);
+    const size_t n = reduce_machines_.size();
+    rload_.resize(n);
+    for (size_t k = 0; k < n; ++k) rload_[k] = load(sim, kReduce, reduce_machines_[k]);
     bool any_up = false;
     for (int32_t r : reduce_machines_) any_up |= !lost_[r];
+    // The least-loaded machine (the first of the least loads, as a scan in machine order finds it)
+    // from a tournament over the machines: the winner of two is the later one only if its load is
+    // below the earlier one's. A reduce placed changes its machine's load, and the path above it
+    // is played again: O(log machines) per reduce instead of a scan.
+    size_t leaves = 1;
+    while (leaves < n) leaves *= 2;
+    auto& tree = rtree_;
+    tree.assign(2 * leaves, -1);
+    auto play = [&](int32_t x, int32_t y) { return x < 0 || (y >= 0 && rload_[size_t(y)] < rload_[size_t(x)]) ? y : x; };
+    for (size_t k = 0; k < n; ++k)
+      if (!any_up || !lost_[reduce_machines_[k]]) tree[leaves + k] = int32_t(k);
+    for (size_t i = leaves - 1; i >= 1; --i) tree[i] = play(tree[2 * i], tree[2 * i + 1]);
     for (int32_t t = b; t < e; ++t) {
-      size_t best = reduce_machines_.size();
-      for (size_t k = 0; k < reduce_machines_.size(); ++k)
-        if ((!any_up || !lost_[reduce_machines_[k]]) && (best == reduce_machines_.size() || rload_[k] < rload_[best])) best = k;
+      const size_t best = size_t(tree[1]);
       const int32_t node = reduce_machines_[best];
       rload_[best] += task_load(sim, t, node);
       push(sim, kReduce, node, t);
+      for (size_t i = (leaves + best) / 2; i >= 1; i /= 2) tree[i] = play(tree[2 * i], tree[2 * i + 1]);
     }
     if (!dispatch_heartbeat_)
       for (int32_t r : reduce_machines_) drain(sim, r, kReduce);
@@ -342,6 +354,7 @@ class EasScheduler : public Scheduler {
   std::vector<std::vector<int64_t>> running_[2];
   std::vector<int32_t> waiting_;
   std::vector<double> cur_, dry_, rload_, assigned_at_;
+  std::vector<int32_t> rtree_;  // place_reduces' tournament over the reduce machines
   std::vector<uint8_t> in_queue_;  // per task: waiting in some machine's queue
   std::vector<uint8_t> placed_;    // per job: bit 0 maps placed (Algorithm 2), bit 1 reduces (Algorithm 3)
   std::vector<uint8_t> lost_;      // per node: declared lost and not yet restarted
