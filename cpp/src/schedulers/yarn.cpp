@@ -155,8 +155,7 @@ class YarnScheduler : public Scheduler {
  private:
   // Whether the node could still take the smallest container of the workload (a down node takes none).
   bool room_for_any(const Sim& sim, int32_t node) const {
-    return sim.free_slots(node, kMap) > 0 && min_vcores_ <= sim.free_vcores(node) + 1e-9 &&
-           min_mem_ <= sim.free_memory(node) + 1e-9;
+    return sim.node_up(node) && min_vcores_ <= sim.free_vcores(node) + 1e-9 && min_mem_ <= sim.free_memory(node) + 1e-9;
   }
   bool js_maps_done(const Sim& sim, int32_t j) const { return sim.job(j).done[kMap] == sim.workload().n_maps[j]; }
   // one more early reduce keeps reduces of jobs still mapping within early_limit_ of the

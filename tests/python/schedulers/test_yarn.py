@@ -77,6 +77,17 @@ def test_a_smaller_container_still_fits_where_a_larger_one_does_not():
         _capacity_ok(_with_demands(r))
 
 
+def test_a_container_of_no_vcores_still_fits_on_a_node_without_free_vcores():
+    # <2 vcores, 16 GB>: job 0's map takes both vcores; job 1's maps ask none (and 1 GB each),
+    # so they run beside it at once, as fits() compares each ask with what is free.
+    j0, t0 = _job(1, 10.0, 0, 0.0, vcores=2, memory=1024, job=0)
+    j1, t1 = _job(3, 10.0, 0, 0.0, vcores=0, memory=1024, job=1)
+    w = sl.Workload.from_frames(pd.DataFrame(j0 + j1), pd.DataFrame(t0 + t1))
+    cl = sl.Cluster(nodes=1, map_slots=2, reduce_slots=2, vcores=2, memory=16384)
+    r = sl.simulate(cl, w, "yarn", heartbeat_interval=1.0)
+    assert list(r.tasks.sort_values("task_id")["start"]) == [0, 0, 0, 0]
+
+
 def test_rampup_limit_zero_holds_reduces_back():
     jobs, tasks = _job(8, 10.0, 2, 5.0)
     w = sl.Workload.from_frames(pd.DataFrame(jobs), pd.DataFrame(tasks))
