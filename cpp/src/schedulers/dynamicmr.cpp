@@ -196,7 +196,8 @@ class DynamicMRScheduler : public Scheduler {
   // would be considered only after every job checked here has no pending task of the type.
   bool try_pool(Sim& sim, int32_t node, int32_t pool, int type, int slot_type, int32_t* blocked_job = nullptr) {
     auto run = [&](int32_t j) { return runnable(sim, j, type); };
-    for (auto& [jk, j] : pools_.order_jobs(sim, pool, type, run)) {
+    auto& jobs = pools_.jobs_by_heap(sim, pool, type, run);
+    for (int32_t j; (j = FairPools::next_job(jobs)) >= 0;) {
       if (type == kReduce) {
         const int32_t t = sim.find_reduce(j);
         if (t >= 0) { launch(sim, node, j, t, type, slot_type); return true; }

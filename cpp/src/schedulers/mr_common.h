@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -724,9 +725,15 @@ class FairPools {
 
   // Pools with a job for which runnable(job) holds, in FairShareComparator order. A pool's
   // running count and demand are over tasks of the stages in `stages` (a bit mask: 1 = maps,
-  // 2 = reduces, 3 = both). The returned vector is reused by the next call.
+  // 2 = reduces, 3 = both). The returned vector is reused by the next call. Its keys are those
+  // the pools were sorted by; where one pool at most has a runnable job there is no order to
+  // find, and its key is left empty (the pool's jobs are read only up to the first runnable one).
   template <class Runnable>
   const std::vector<std::pair<FairKey, int32_t>>& order_pools(const Sim& sim, int stages, Runnable runnable) {
+    pool_order_.clear();
+    for (int32_t p = 0; p < n_pools(); ++p)
+      if (std::any_of(jobs_[p].begin(), jobs_[p].end(), runnable)) pool_order_.push_back({FairKey{}, p});
+    if (pool_order_.size() <= 1) return pool_order_;
     const auto& wl = sim.workload();
     pool_order_.clear();
     for (int32_t p = 0; p < n_pools(); ++p) {
@@ -752,6 +759,30 @@ class FairPools {
   // The runnable jobs of `pool` in fair (or FIFO) order for tasks of stage `type`.
   template <class Runnable>
   const std::vector<std::pair<FairKey, int32_t>>& order_jobs(const Sim& sim, int32_t pool, int type, Runnable runnable) {
+    keyed_jobs(sim, pool, type, runnable);
+    std::sort(job_order_.begin(), job_order_.end());
+    return job_order_;
+  }
+  // The same jobs as a heap that next_job() takes them from in the same order (the keys end with
+  // the job id: no two are equal), for a caller that mostly stops at one of the first: it pays for
+  // the jobs it takes, not for sorting all of them. The heap is reused by the next call.
+  template <class Runnable>
+  std::vector<std::pair<FairKey, int32_t>>& jobs_by_heap(const Sim& sim, int32_t pool, int type, Runnable runnable) {
+    keyed_jobs(sim, pool, type, runnable);
+    std::make_heap(job_order_.begin(), job_order_.end(), std::greater<>());
+    return job_order_;
+  }
+  static int32_t next_job(std::vector<std::pair<FairKey, int32_t>>& heap) {
+    if (heap.empty()) return -1;
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const int32_t j = heap.back().second;
+    heap.pop_back();
+    return j;
+  }
+
+ private:
+  template <class Runnable>
+  void keyed_jobs(const Sim& sim, int32_t pool, int type, Runnable runnable) {
     const auto& wl = sim.workload();
     job_order_.clear();
     for (int32_t j : jobs_[pool]) {
@@ -762,11 +793,8 @@ class FairPools {
                                                 wl.weight[j], wl.submit_time[j], j);
       job_order_.push_back({k, j});
     }
-    std::sort(job_order_.begin(), job_order_.end());
-    return job_order_;
   }
 
- private:
   void set(std::vector<double>& v, const std::string& key, double value, const char* what, bool positive) {
     const int idx = parse_id_key(owner_ + ": " + what, key);
     if (idx < 0 || idx >= int(v.size())) return;  // a pool with no jobs
