@@ -16,22 +16,13 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads would spin on the CPU clock
 import pathlib
+import sys
 import time
 
 import schedlab as sl
 
-NAME = "FB-2010_samples_24_times_1hr_0.tsv"
-
-
-def find(given):
-    cands = [pathlib.Path(given)] if given else []
-    if os.environ.get("SCHEDLAB_TRACES"):
-        cands.append(pathlib.Path(os.environ["SCHEDLAB_TRACES"]) / "swim" / NAME)
-    cands += [p / "shared" / "traces" / "swim" / NAME for p in pathlib.Path(__file__).resolve().parents]
-    for c in cands:
-        if c.exists():
-            return c
-    raise SystemExit(f"schedulers_day: {NAME} was not found; pass --trace PATH")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from swim_day import find  # noqa: E402  (the trace's lookup, shared)
 
 
 def main():

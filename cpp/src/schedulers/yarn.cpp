@@ -123,7 +123,7 @@ class YarnScheduler : public Scheduler {
         if (!assign_multiple_ && assigned_now_ > 0) continue;  // (no lookup below either)
         if (requested_[j] > 0 && sim.has_requeued(j, kReduce) && (js_maps_done(sim, j) || early_room_cached(sim)))
           sim.drop_stale_requeued(j, kReduce);
-        if (sim.has_requeued(j, kMap)) sim.drop_stale_requeued(j, kMap);
+        sim.drop_stale_requeued(j, kMap);
         continue;
       }
       for (;;) {
