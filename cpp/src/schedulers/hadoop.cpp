@@ -66,7 +66,7 @@ class FifoScheduler : public Scheduler {
 
   void init(Sim& sim) override {
     admission_.init(sim);
-    queue_.init(sim);
+    queue_.init(sim, ideal_);
     if (strict_) check_strict_locality(sim, by_deadline_ ? "edf" : "fifo");
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
@@ -110,12 +110,14 @@ class FifoScheduler : public Scheduler {
 
  private:
   // edf_ideal: every free slot goes to the first job in queue order with a runnable task (a
-  // local map if the job has one, else any); reduces wait for all their job's maps.
+  // local map if the job has one, else any); reduces wait for all their job's maps. The scans
+  // pass over the queue's jobs with pending maps, or with all maps done: the jobs a scan of the
+  // whole queue would stop at, in the same order (it skips the others without a lookup).
   void list_schedule(Sim& sim, int32_t node) {
     const auto& wl = sim.workload();
     while (sim.free_slots(node, kMap) > 0) {
       int32_t t = -1;
-      for (int32_t j : queue_.jobs()) {
+      for (int32_t j : queue_.eligible_jobs(sim, kMap)) {
         if (!admission_.may_run(j, kMap) || sim.job(j).pending[kMap] == 0) continue;
         t = sim.find_map(j, node, kRackLocal);
         if (t < 0) t = sim.find_map(j, node, kRemote);
@@ -126,7 +128,7 @@ class FifoScheduler : public Scheduler {
     }
     while (sim.free_slots(node, kReduce) > 0) {
       int32_t t = -1;
-      for (int32_t j : queue_.jobs()) {
+      for (int32_t j : queue_.maps_done_jobs(sim)) {
         if (!admission_.may_run(j, kReduce) || sim.job(j).done[kMap] < wl.n_maps[j]) continue;
         t = sim.find_reduce(j);
         if (t >= 0) break;

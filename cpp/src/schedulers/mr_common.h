@@ -490,10 +490,14 @@ class HadoopJobQueue {
  public:
   explicit HadoopJobQueue(bool by_deadline = false) : by_deadline_(by_deadline) {}
 
-  void init(Sim& sim) {
+  // gate_reduces: also keep the jobs whose maps have all finished (maps_done_jobs())
+  void init(Sim& sim, bool gate_reduces = false) {
     const size_t n = sim.workload().n_jobs();
     seq_.assign(n, 0);
     for (int s = 0; s < 2; ++s) { listed_[s].assign(n, 0); ready_[s].clear(); }
+    gate_ = gate_reduces;
+    gate_listed_.assign(gate_ ? n : 0, 0);
+    maps_done_.clear();
     changes_ = sim.track_job_changes();
   }
   void add(const Sim& sim, int32_t job) {
@@ -505,12 +509,18 @@ class HadoopJobQueue {
     // keep the queue sorted by (deadline, submit order); jobs without a deadline go last
     jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), job, [&](int32_t a, int32_t b) { return deadline(sim, a) < deadline(sim, b); }), job);
   }
-  void remove(int32_t job) { jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job)); }
+  void remove(int32_t job) {
+    jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job));
+    if (gate_ && gate_listed_[size_t(job)]) {  // (a finished job's maps stay done: it would stay listed)
+      maps_done_.erase(std::find(maps_done_.begin(), maps_done_.end(), job));
+      gate_listed_[size_t(job)] = 0;
+    }
+  }
   const std::vector<int32_t>& jobs() const { return jobs_; }
   // The job's priority changed: it moves to its place (the deadline order ignores priorities).
   void reorder(const Sim& sim, int32_t job) {
     if (by_deadline_) return;
-    for (auto* v : {&jobs_, &ready_[0], &ready_[1]}) {
+    for (auto* v : {&jobs_, &ready_[0], &ready_[1], &maps_done_}) {
       auto it = std::find(v->begin(), v->end(), job);
       if (it == v->end()) continue;
       v->erase(it);
@@ -571,6 +581,36 @@ class HadoopJobQueue {
     return -1;
   }
 
+  // The queue's eligible jobs for `stage`, in queue order (and perhaps some that no longer are,
+  // which the scans skip as before). Scanning the whole queue visits every other job; this list
+  // skips them, which matters when thousands of jobs are active. Eligibility changes only with a
+  // job's state, which the engine's change log reports (submission, a task ending or re-queued,
+  // lost map outputs): such jobs are (re)listed at the next call.
+  const std::vector<int32_t>& eligible_jobs(Sim& sim, int stage) {
+    drain_changes(sim);
+    auto& v = ready_[stage];  // (jobs no longer eligible leave it: drop_departed)
+    drop_departed(v, calls_[stage], [&](int32_t j) {
+      const bool drop = !eligible(sim, j, stage);
+      if (drop) listed_[stage][size_t(j)] = 0;
+      return drop;
+    });
+    return v;
+  }
+
+  // The queue's jobs whose maps have all finished, in queue order (and perhaps some that no
+  // longer qualify, which the scans skip as before): the only jobs a scan that gates reduces on
+  // their job's maps (edf_ideal) asks for a reduce, among the queue's thousands at production
+  // scale. Only for a queue initialised with gate_reduces.
+  const std::vector<int32_t>& maps_done_jobs(Sim& sim) {
+    drain_changes(sim);
+    drop_departed(maps_done_, gate_calls_, [&](int32_t j) {
+      const bool drop = !std::isnan(sim.job(j).finish) || !maps_done(sim, j);
+      if (drop) gate_listed_[size_t(j)] = 0;
+      return drop;
+    });
+    return maps_done_;
+  }
+
   // The first job in queue order with a pending map, or -1.
   int32_t head_map_job(Sim& sim) {
     for (int32_t j : eligible_jobs(sim, kMap))
@@ -593,29 +633,20 @@ class HadoopJobQueue {
   static bool eligible(const Sim& sim, int32_t j, int stage) {
     return sim.job(j).pending[stage] > 0 && (stage == kMap || sim.reduces_allowed(j));
   }
-  // The queue's eligible jobs for `stage`, in queue order (and perhaps some that no longer are,
-  // which the scans skip as before). Scanning the whole queue visits every other job; this list
-  // skips them, which matters when thousands of jobs are active. Eligibility changes only with a
-  // job's state, which the engine's change log reports (submission, a task ending or re-queued,
-  // lost map outputs): such jobs are (re)listed at the next call.
-  const std::vector<int32_t>& eligible_jobs(Sim& sim, int stage) {
+  static bool maps_done(const Sim& sim, int32_t j) { return sim.job(j).done[kMap] >= sim.workload().n_maps[j]; }
+  // The jobs the engine logged as changed join the lists they now qualify for, in queue order.
+  void drain_changes(Sim& sim) {
     sim.drain_changed_jobs(changes_, [&](int32_t j) {
       const JobState& js = sim.job(j);
       if (!js.submitted || !std::isnan(js.finish)) return;
-      for (int s = 0; s < 2; ++s) {
-        if (!eligible(sim, j, s) || listed_[s][size_t(j)]) continue;
-        listed_[s][size_t(j)] = 1;
-        auto& v = ready_[s];
+      auto list = [&](std::vector<int32_t>& v, uint8_t& listed) {
+        listed = 1;
         v.insert(std::upper_bound(v.begin(), v.end(), j, [&](int32_t a, int32_t b) { return before(sim, a, b); }), j);
-      }
+      };
+      for (int s = 0; s < 2; ++s)
+        if (eligible(sim, j, s) && !listed_[s][size_t(j)]) list(ready_[s], listed_[s][size_t(j)]);
+      if (gate_ && maps_done(sim, j) && !gate_listed_[size_t(j)]) list(maps_done_, gate_listed_[size_t(j)]);
     });
-    auto& v = ready_[stage];  // (jobs no longer eligible leave it: drop_departed)
-    drop_departed(v, calls_[stage], [&](int32_t j) {
-      const bool drop = !eligible(sim, j, stage);
-      if (drop) listed_[stage][size_t(j)] = 0;
-      return drop;
-    });
-    return v;
   }
 
   bool by_deadline_;
@@ -625,6 +656,10 @@ class HadoopJobQueue {
   std::vector<int32_t> ready_[2];
   std::vector<uint8_t> listed_[2];
   uint64_t calls_[2] = {0, 0};
+  bool gate_ = false;
+  std::vector<int32_t> maps_done_;  // (with gate_) maps_done_jobs()
+  std::vector<uint8_t> gate_listed_;
+  uint64_t gate_calls_ = 0;
   int changes_ = -1;
 };
 

@@ -339,6 +339,29 @@ def test_edf_reduce_stall_and_edf_ideal_gating_hand_checked():
     assert ideal.loc[4, "start"] == 8.0 and ideal.loc[4, "finish"] == pytest.approx(9.2)
 
 
+def test_edf_ideal_gating_through_lost_map_outputs_hand_checked():
+    # two nodes of 1 map + 1 reduce slot. A (deadline 200): a map of 5 s, two reduces of 300 s,
+    # which take both reduce slots at 5 and 5.5; B (arrives 15, deadline 100): two maps of 10 s,
+    # done at 25 and 25.5, and a reduce of 10 s, waiting for a reduce slot. Node 1 crashes at 50
+    # (back at 60, seen lost at 55): A's reduce there fails, B's map output there is lost and its
+    # map runs again on node 0, 55-65.
+    from schedlab.faults import Crash
+    cluster = sl.Cluster(nodes=2, map_slots=1, reduce_slots=1)
+    wl = _frames([(0.0, 200.0), (15.0, 100.0)], [(0, 0, 5), (0, 1, 300), (0, 1, 300), (1, 0, 10), (1, 0, 10), (1, 1, 10)])
+    r = sl.simulate(cluster, wl, "edf_ideal", faults=[Crash(node=1, at=50, restart_after=10)], detection_delay=5)
+    t = r.tasks
+    rerun = t[(t["task_id"] == 4) & (t["status"] == "succeeded")]
+    assert rerun[["node", "start", "finish"]].values.tolist() == [[0, 55.0, 65.0]]
+    # node 1's reduce slot, free again at 60, goes to A's failed reduce: B comes first by deadline
+    # but has a map to run again
+    a_reduce = t[(t["task_id"] == 2) & (t["status"] == "succeeded")]
+    assert a_reduce[["node", "start", "finish"]].values.tolist() == [[1, 60.0, 360.0]]
+    # B's reduce, once its maps are done again, takes the first reduce slot to free (node 0's at 305)
+    b_reduce = t[t["task_id"] == 5]
+    assert b_reduce[["node", "start", "finish", "status"]].values.tolist() == [[0, 305.0, 315.0, "succeeded"]]
+    assert np.isfinite(r.jobs["finish_time"]).all()
+
+
 # ---------------------------------------------------------------------------------- datasets
 
 def test_wordcount_generator():
