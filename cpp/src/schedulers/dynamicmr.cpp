@@ -115,6 +115,9 @@ class DynamicMRScheduler : public Scheduler {
     delay_.init(sim, delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval()));
     pools_.init(sim);
     if (fifo_base_) queue_.init(sim);
+    job_reduce_demand_.assign(sim.workload().n_jobs(), 0);
+    reduce_demand_ = 0;
+    if (dhsa_ != Dhsa::kNone) changes_ = sim.track_job_changes();  // (only DHSA asks for demands)
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     if (fifo_base_) queue_.add(sim, job);
@@ -123,6 +126,7 @@ class DynamicMRScheduler : public Scheduler {
   void on_job_finished(Sim& sim, int32_t job) override {
     if (fifo_base_) queue_.remove(job);
     else pools_.remove(sim, job);
+    set_reduce_demand(job, 0);
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
@@ -241,14 +245,22 @@ class DynamicMRScheduler : public Scheduler {
   }
 
   // Runnable demand of each phase: pending + running tasks of jobs that may run them.
-  void demands(const Sim& sim, double d[2]) const {
+  // D_M and D_R: the tasks running and pending of each phase, a job's reduces counted pending only
+  // past slowstart. D_R is kept per job from the engine's change log (every change of a job's
+  // counts or of its slowstart is logged), not summed over the active jobs at every heartbeat.
+  void demands(Sim& sim, double d[2]) {
     d[kMap] = double(sim.total_pending(kMap) + sim.total_running(kMap));
-    d[kReduce] = 0;
-    for (int32_t j : sim.active_jobs()) {
-      const JobState& js = sim.job(j);
-      d[kReduce] += js.running[kReduce];
-      if (sim.reduces_allowed(j)) d[kReduce] += js.pending[kReduce];
-    }
+    sim.drain_changed_jobs(changes_, [&](int32_t j) { set_reduce_demand(j, reduce_demand_of(sim, j)); });
+    d[kReduce] = double(reduce_demand_);
+  }
+  static int64_t reduce_demand_of(const Sim& sim, int32_t j) {
+    const JobState& js = sim.job(j);
+    if (!js.submitted || !std::isnan(js.finish)) return 0;
+    return int64_t(js.running[kReduce]) + (sim.reduces_allowed(j) ? int64_t(js.pending[kReduce]) : 0);
+  }
+  void set_reduce_demand(int32_t j, int64_t v) {
+    reduce_demand_ += v - job_reduce_demand_[size_t(j)];
+    job_reduce_demand_[size_t(j)] = v;
   }
   int64_t borrowed_now(const Sim& sim, int type) {
     auto& v = borrowed_[type];
@@ -382,8 +394,7 @@ class DynamicMRScheduler : public Scheduler {
     auto run = [&](int32_t j) { return runnable(sim, j, kMap); };
     const auto& pools = pools_.order_pools(sim, 1, run);
     if (pools.empty()) return -1;
-    const auto& jobs = pools_.order_jobs(sim, pools.front().second, kMap, run);
-    return jobs.empty() ? -1 : jobs.front().second;
+    return pools_.first_job(sim, pools.front().second, kMap, run);
   }
 
   void preschedule(Sim& sim, int32_t node) {
@@ -430,6 +441,9 @@ class DynamicMRScheduler : public Scheduler {
   bool weighted_ = false;
   std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
+  int changes_ = -1;                      // the engine's change log for demands()
+  std::vector<int64_t> job_reduce_demand_;  // per job: its share of D_R when last logged
+  int64_t reduce_demand_ = 0;               // D_R: their sum
   int64_t launched_borrowed_[2] = {0, 0};
   int64_t reduces_killed_for_lost_maps_ = 0;
   int64_t prescheduled_ = 0, prescheduled_borrowed_ = 0, fallback_launches_ = 0;

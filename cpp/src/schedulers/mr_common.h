@@ -791,12 +791,13 @@ class FairPools {
     return pool_order_;
   }
 
-  // The runnable jobs of `pool` in fair (or FIFO) order for tasks of stage `type`.
+  // The first of the runnable jobs of `pool` in fair (or FIFO) order for tasks of stage `type`,
+  // or -1: the least key (keys end with the job id: no two are equal), without sorting the rest.
   template <class Runnable>
-  const std::vector<std::pair<FairKey, int32_t>>& order_jobs(const Sim& sim, int32_t pool, int type, Runnable runnable) {
+  int32_t first_job(const Sim& sim, int32_t pool, int type, Runnable runnable) {
     keyed_jobs(sim, pool, type, runnable);
-    std::sort(job_order_.begin(), job_order_.end());
-    return job_order_;
+    if (job_order_.empty()) return -1;
+    return std::min_element(job_order_.begin(), job_order_.end())->second;
   }
   // The same jobs as a heap that next_job() takes them from in the same order (the keys end with
   // the job id: no two are equal), for a caller that mostly stops at one of the first: it pays for
