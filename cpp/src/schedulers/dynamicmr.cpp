@@ -115,9 +115,15 @@ class DynamicMRScheduler : public Scheduler {
     delay_.init(sim, delay_param_ >= 0 ? delay_param_ : std::min(15.0, 1.5 * sim.heartbeat_interval()));
     pools_.init(sim);
     if (fifo_base_) queue_.init(sim);
-    job_reduce_demand_.assign(sim.workload().n_jobs(), 0);
+    const size_t n_jobs = sim.workload().n_jobs();
+    job_reduce_demand_.assign(n_jobs, 0);
     reduce_demand_ = 0;
-    if (dhsa_ != Dhsa::kNone) changes_ = sim.track_job_changes();  // (only DHSA asks for demands)
+    for (int s = 0; s < 2; ++s) {
+      job_order_[s].assign(size_t(pools_.n_pools()), KeyedOrder{});
+      job_key_[s].assign(n_jobs, FairKey{});
+      job_listed_[s].assign(n_jobs, 0);
+    }
+    if (dhsa_ != Dhsa::kNone || !fifo_base_) changes_ = sim.track_job_changes();
   }
   void on_job_submitted(Sim& sim, int32_t job) override {
     if (fifo_base_) queue_.add(sim, job);
@@ -126,7 +132,7 @@ class DynamicMRScheduler : public Scheduler {
   void on_job_finished(Sim& sim, int32_t job) override {
     if (fifo_base_) queue_.remove(job);
     else pools_.remove(sim, job);
-    set_reduce_demand(job, 0);
+    refresh_job(sim, job);  // (it has ended: it leaves the orders and D_R)
   }
 
   void on_heartbeat(Sim& sim, int32_t node) override {
@@ -187,8 +193,9 @@ class DynamicMRScheduler : public Scheduler {
   // Launches task t (of stage `type`) of job j on node in a slot of `slot_type` (in a borrowed
   // slot type it holds slots_needed_[type] of them).
   void launch(Sim& sim, int32_t node, int32_t j, int32_t t, int type, int slot_type) {
-    if (type == kMap && !fifo_base_) delay_.launched(j, sim.locality(t, node));
     const int64_t a = sim.launch(t, node, slot_type, false, slot_type == type ? 1 : slots_needed_[type]);
+    // (the attempt's locality, as `fair` reads it: the engine knows it from the lookup that found t)
+    if (type == kMap && !fifo_base_) delay_.launched(j, Locality(sim.attempt(a).locality));
     if (slot_type != type) {
       borrowed_[type].push_back(a);
       ++launched_borrowed_[type];
@@ -199,9 +206,10 @@ class DynamicMRScheduler : public Scheduler {
   // SEPB hook [Sagar & Moni 2015, §III]: this is where a slot goes to a pending task; a speculative copy
   // would be considered only after every job checked here has no pending task of the type.
   bool try_pool(Sim& sim, int32_t node, int32_t pool, int type, int slot_type, int32_t* blocked_job = nullptr) {
-    auto run = [&](int32_t j) { return runnable(sim, j, type); };
-    auto& jobs = pools_.jobs_by_heap(sim, pool, type, run);
-    for (int32_t j; (j = FairPools::next_job(jobs)) >= 0;) {
+    refresh(sim);  // (the try ends at a launch: the order does not change under the loop)
+    const KeyedOrder& jobs = job_order_[type][size_t(pool)];
+    for (auto c = jobs.begin(); !jobs.done(c); jobs.next(c)) {
+      const int32_t j = jobs.at(c).id;
       if (type == kReduce) {
         const int32_t t = sim.find_reduce(j);
         if (t >= 0) { launch(sim, node, j, t, type, slot_type); return true; }
@@ -250,7 +258,7 @@ class DynamicMRScheduler : public Scheduler {
   // counts or of its slowstart is logged), not summed over the active jobs at every heartbeat.
   void demands(Sim& sim, double d[2]) {
     d[kMap] = double(sim.total_pending(kMap) + sim.total_running(kMap));
-    sim.drain_changed_jobs(changes_, [&](int32_t j) { set_reduce_demand(j, reduce_demand_of(sim, j)); });
+    refresh(sim);
     d[kReduce] = double(reduce_demand_);
   }
   static int64_t reduce_demand_of(const Sim& sim, int32_t j) {
@@ -261,6 +269,21 @@ class DynamicMRScheduler : public Scheduler {
   void set_reduce_demand(int32_t j, int64_t v) {
     reduce_demand_ += v - job_reduce_demand_[size_t(j)];
     job_reduce_demand_[size_t(j)] = v;
+  }
+  // The jobs logged as changed since the last call: their share of D_R (with DHSA) and, on the
+  // Fair base, their places in their pool's job orders.
+  void refresh(Sim& sim) {
+    sim.drain_changed_jobs(changes_, [&](int32_t j) { refresh_job(sim, j); });
+  }
+  void refresh_job(const Sim& sim, int32_t j) {
+    if (dhsa_ != Dhsa::kNone) set_reduce_demand(j, reduce_demand_of(sim, j));
+    if (fifo_base_) return;
+    const JobState& js = sim.job(j);
+    const bool active = js.submitted && std::isnan(js.finish);
+    const int32_t p = pools_.pool_of(j);
+    for (int s = 0; s < 2; ++s)
+      set_listed(job_order_[s][size_t(p)], job_key_[s][size_t(j)], job_listed_[s][size_t(j)], active && runnable(sim, j, s),
+                 [&] { return pools_.job_key(sim, j, s); });
   }
   int64_t borrowed_now(const Sim& sim, int type) {
     auto& v = borrowed_[type];
@@ -394,7 +417,9 @@ class DynamicMRScheduler : public Scheduler {
     auto run = [&](int32_t j) { return runnable(sim, j, kMap); };
     const auto& pools = pools_.order_pools(sim, 1, run);
     if (pools.empty()) return -1;
-    return pools_.first_job(sim, pools.front().second, kMap, run);
+    refresh(sim);
+    const KeyedOrder& jobs = job_order_[kMap][size_t(pools.front().second)];
+    return jobs.size() == 0 ? -1 : jobs.at(jobs.begin()).id;
   }
 
   void preschedule(Sim& sim, int32_t node) {
@@ -441,7 +466,13 @@ class DynamicMRScheduler : public Scheduler {
   bool weighted_ = false;
   std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
-  int changes_ = -1;                      // the engine's change log for demands()
+  // The runnable jobs of each pool in fair (or FIFO) order, per stage, on the Fair base: Hadoop
+  // sorts them at every assignment; here the jobs logged as changed are re-keyed before a pool
+  // is tried (the keys are the same functions of the jobs' counts: the same orders).
+  std::vector<KeyedOrder> job_order_[2];  // per pool
+  std::vector<FairKey> job_key_[2];
+  std::vector<uint8_t> job_listed_[2];
+  int changes_ = -1;                      // the engine's change log for refresh()
   std::vector<int64_t> job_reduce_demand_;  // per job: its share of D_R when last logged
   int64_t reduce_demand_ = 0;               // D_R: their sum
   int64_t launched_borrowed_[2] = {0, 0};

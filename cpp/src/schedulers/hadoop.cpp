@@ -484,24 +484,6 @@ class FairScheduler : public Scheduler {
   void mark_pool(int32_t p) {
     if (!pool_dirty_[p]) { pool_dirty_[p] = 1; dirty_pools_.push_back(p); }
   }
-  // Puts an id in `order` with a fresh key (which ends with the id), or takes it out; `key` and
-  // `listed` are its records.
-  template <class Fresh>
-  static void set_listed(KeyedOrder& order, FairKey& key, uint8_t& listed, bool list, Fresh fresh) {
-    if (listed && list) {
-      const FairKey k = fresh();
-      if (k != key) {
-        order.rekey(order.find(key), k);
-        key = k;
-      }
-    } else if (listed) {
-      order.erase(key);
-    } else if (list) {
-      key = fresh();
-      order.insert(key);
-    }
-    listed = list;
-  }
   void refresh_job(const Sim& sim, int32_t j) {
     const int32_t p = pools_.pool_of(j);
     const bool active = sim.job(j).submitted && std::isnan(sim.job(j).finish);

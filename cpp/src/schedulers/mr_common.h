@@ -391,6 +391,25 @@ class KeyedOrder {
   size_t size_ = 0;
 };
 
+// Puts an id in `order` with a fresh key (which ends with the id), or takes it out; `key` and
+// `listed` are its records.
+template <class Fresh>
+void set_listed(KeyedOrder& order, FairKey& key, uint8_t& listed, bool list, Fresh fresh) {
+  if (listed && list) {
+    const FairKey k = fresh();
+    if (k != key) {
+      order.rekey(order.find(key), k);
+      key = k;
+    }
+  } else if (listed) {
+    order.erase(key);
+  } else if (list) {
+    key = fresh();
+    order.insert(key);
+  }
+  listed = list;
+}
+
 // Slots (attempts) held by reduces of jobs whose map phase is not over. On a pool of untyped
 // slots (or containers) such reduces wait for maps that need slots too; schedulers cap them to
 // avoid the deadlock of a pool full of waiting reduces.
@@ -791,46 +810,16 @@ class FairPools {
     return pool_order_;
   }
 
-  // The first of the runnable jobs of `pool` in fair (or FIFO) order for tasks of stage `type`,
-  // or -1: the least key (keys end with the job id: no two are equal), without sorting the rest.
-  template <class Runnable>
-  int32_t first_job(const Sim& sim, int32_t pool, int type, Runnable runnable) {
-    keyed_jobs(sim, pool, type, runnable);
-    if (job_order_.empty()) return -1;
-    return std::min_element(job_order_.begin(), job_order_.end())->second;
-  }
-  // The same jobs as a heap that next_job() takes them from in the same order (the keys end with
-  // the job id: no two are equal), for a caller that mostly stops at one of the first: it pays for
-  // the jobs it takes, not for sorting all of them. The heap is reused by the next call.
-  template <class Runnable>
-  std::vector<std::pair<FairKey, int32_t>>& jobs_by_heap(const Sim& sim, int32_t pool, int type, Runnable runnable) {
-    keyed_jobs(sim, pool, type, runnable);
-    std::make_heap(job_order_.begin(), job_order_.end(), std::greater<>());
-    return job_order_;
-  }
-  static int32_t next_job(std::vector<std::pair<FairKey, int32_t>>& heap) {
-    if (heap.empty()) return -1;
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    const int32_t j = heap.back().second;
-    heap.pop_back();
-    return j;
+  // A job's key in its pool's fair (or FIFO) order for tasks of stage `type` (it ends with the job
+  // id: no two are equal).
+  FairKey job_key(const Sim& sim, int32_t j, int type) const {
+    const auto& wl = sim.workload();
+    if (fifo_in_pool_) return FairKey{0, wl.submit_time[j], j, false};
+    const JobState& js = sim.job(j);
+    return FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0, wl.weight[j], wl.submit_time[j], j);
   }
 
  private:
-  template <class Runnable>
-  void keyed_jobs(const Sim& sim, int32_t pool, int type, Runnable runnable) {
-    const auto& wl = sim.workload();
-    job_order_.clear();
-    for (int32_t j : jobs_[pool]) {
-      if (!runnable(j)) continue;
-      const JobState& js = sim.job(j);
-      FairKey k = fifo_in_pool_ ? FairKey{0, wl.submit_time[j], j, false}
-                                : FairKey::make(js.running_attempts[type], js.pending[type] + js.running[type], 0,
-                                                wl.weight[j], wl.submit_time[j], j);
-      job_order_.push_back({k, j});
-    }
-  }
-
   void set(std::vector<double>& v, const std::string& key, double value, const char* what, bool positive) {
     const int idx = parse_id_key(owner_ + ": " + what, key);
     if (idx < 0 || idx >= int(v.size())) return;  // a pool with no jobs
@@ -846,7 +835,7 @@ class FairPools {
   std::vector<int32_t> pool_of_;
   std::vector<double> weight_, min_share_, min_type_[2];
   std::vector<std::vector<int32_t>> jobs_;
-  std::vector<std::pair<FairKey, int32_t>> pool_order_, job_order_;
+  std::vector<std::pair<FairKey, int32_t>> pool_order_;
 };
 
 }  // namespace schedlab::mr
