@@ -279,8 +279,15 @@ class FreshDynamic : public Scheduler {
     used_running_.assign(nj, 0);
   }
 
-  void on_job_submitted(Sim& sim, int32_t job) override { admission_.on_submitted(sim, job); }
-  void on_stage_finished(Sim& sim, int32_t job, int stage) override { admission_.on_stage_finished(sim, job, stage); }
+  void on_job_submitted(Sim& sim, int32_t job) override {
+    admission_.on_submitted(sim, job);
+    ++generation_;
+  }
+  void on_stage_finished(Sim& sim, int32_t job, int stage) override {
+    admission_.on_stage_finished(sim, job, stage);
+    ++generation_;
+  }
+  void on_job_finished(Sim&, int32_t) override { ++generation_; }
   void on_timer(Sim& sim, uint64_t tag) override {
     if (fairness_.owns(tag)) fairness_.sample(sim, admission_);
   }
@@ -291,6 +298,7 @@ class FreshDynamic : public Scheduler {
     const int32_t j = wl.task_job[at.task];
     const int s = wl.task_stage[at.task];
     const double d = at.finish - at.start;
+    ++generation_;
     obs_sum_[s][j] += d;
     obs_n_[s][j]++;
     used_done_[j] += d;
@@ -335,17 +343,22 @@ class FreshDynamic : public Scheduler {
   double cal_exp_sm(const Sim& sim, double sm) {
     const auto& wl = sim.workload();
     const double S = double(sim.total_map_slots() + sim.total_reduce_slots());
-    double rw_m = 0, rw_r = 0, wa = INFINITY;
-    int32_t a = -1;
-    for (int32_t j : sim.active_jobs()) {
-      if (admission_.in_map_set(j)) {
-        const double w = remaining_work(sim, kMap, j);
-        rw_m += w;
-        if (w < wa) { wa = w; a = j; }
-      } else if (admission_.in_reduce_set(j) || admission_.in_reduce_wait(j)) {
-        rw_r += remaining_work(sim, kReduce, j);
+    WorkPass& p = work_pass_;
+    if (!p.valid || p.generation != generation_ || p.remaining[kMap] != sim.remaining_tasks(kMap) ||
+        p.remaining[kReduce] != sim.remaining_tasks(kReduce)) {
+      p = WorkPass{true, generation_, {sim.remaining_tasks(kMap), sim.remaining_tasks(kReduce)}};
+      for (int32_t j : sim.active_jobs()) {
+        if (admission_.in_map_set(j)) {
+          const double w = remaining_work(sim, kMap, j);
+          p.rw_m += w;
+          if (w < p.wa) { p.wa = w; p.a = j; }
+        } else if (admission_.in_reduce_set(j) || admission_.in_reduce_wait(j)) {
+          p.rw_r += remaining_work(sim, kReduce, j);
+        }
       }
     }
+    const double rw_m = p.rw_m, rw_r = p.rw_r, wa = p.wa;
+    const int32_t a = p.a;
     if (rw_m + rw_r <= 0) return sm;
     const double theta = rw_m / (rw_m + rw_r);
     if (a < 0) return theta * S;
@@ -423,6 +436,20 @@ class FreshDynamic : public Scheduler {
   std::vector<double> used_done_, used_start_sum_;
   std::vector<int32_t> used_running_;
   double reduce_gap_ = -1, last_reduce_end_ = -1;
+  // Alg. 3.3.3's pass over the active jobs (remaining map and reduce work, the map job with the
+  // least), kept while nothing it reads changes: the active jobs and their sets (submissions,
+  // stage and job ends), the jobs' completed tasks and observed durations (an attempt's success;
+  // a map output lost re-opens a map, which the engine's count of uncompleted tasks shows). The
+  // free slots of one heartbeat share one pass.
+  struct WorkPass {
+    bool valid = false;
+    uint64_t generation = 0;
+    int64_t remaining[2] = {0, 0};
+    double rw_m = 0, rw_r = 0, wa = INFINITY;
+    int32_t a = -1;
+  };
+  WorkPass work_pass_;
+  uint64_t generation_ = 0;  // bumped by every event that changes what the pass reads
   int64_t typed_[2] = {0, 0};
   int64_t lookahead_used_ = 0;
 };
