@@ -73,6 +73,9 @@ class EasScheduler : public Scheduler {
     if (any_reduce && reduce_machines_.empty())
       throw std::invalid_argument("eas: the workload has reduce tasks but the cluster has no node with reduce slots");
     check_strict_locality(sim, "eas");
+    idle_queues_ = map_machines_;
+    idle_pos_.assign(n, -1);
+    for (size_t k = 0; k < map_machines_.size(); ++k) idle_pos_[map_machines_[k]] = int32_t(k);
     for (int s = 0; s < 2; ++s) {
       queue_[s].assign(n, {});
       queue_head_[s].assign(n, 0);
@@ -117,6 +120,7 @@ class EasScheduler : public Scheduler {
       queued_load_[s][node] = 0;
       running_[s][node].clear();  // its attempts have failed
     }
+    note_map_queue(node);
     // every pending task of a placed stage that no queue holds: the above, failed attempts
     // and lost map outputs
     const auto& wl = sim.workload();
@@ -181,6 +185,7 @@ class EasScheduler : public Scheduler {
   bool queue_empty(int s, int32_t node) const { return queue_head_[s][node] >= queue_[s][node].size(); }
   void push(Sim& sim, int s, int32_t node, int32_t task) {
     queue_[s][node].push_back(task);
+    if (s == kMap) note_map_queue(node);
     in_queue_[task] = 1;
     queued_load_[s][node] += task_load(sim, task, node);
     assigned_at_[task] = sim.now();
@@ -201,6 +206,7 @@ class EasScheduler : public Scheduler {
       h = 0;
       queued_load_[s][node] = 0;  // no drift from repeated additions and subtractions
     }
+    if (s == kMap) note_map_queue(node);
   }
   // A task whose only attempt was killed on this node is pending again: queue it first.
   void recover_lost(Sim& sim, int32_t node) {
@@ -213,6 +219,7 @@ class EasScheduler : public Scheduler {
           in_queue_[at.task] = 1;
           auto& q = queue_[s][node];
           q.insert(q.begin() + long(queue_head_[s][node]), at.task);
+          if (s == kMap) note_map_queue(node);
           queued_load_[s][node] += task_load(sim, at.task, node);
         }
         run[i] = run.back();
@@ -223,11 +230,27 @@ class EasScheduler : public Scheduler {
 
   // ---- Algorithm 1 and its trigger ----
   bool opportunity(const Sim& sim) const {
-    for (int32_t m : map_machines_) {
-      if (!queue_empty(kMap, m)) continue;
-      if (!trigger_idle_slot_ || sim.free_slots(m, kMap) > 0) return true;
-    }
+    if (!trigger_idle_slot_) return !idle_queues_.empty();
+    for (int32_t m : idle_queues_)
+      if (sim.free_slots(m, kMap) > 0) return true;
     return false;
+  }
+  // The map machines whose map queue is empty, in no particular order (the trigger asks whether
+  // one has a free slot), kept as their queues change: jobs wait on a busy cluster with every
+  // machine's queue in use, and the trigger need not read them all to see it.
+  void note_map_queue(int32_t node) {
+    const bool empty = queue_empty(kMap, node);
+    int32_t& pos = idle_pos_[size_t(node)];
+    if (empty && pos < 0 && map_index_[node] >= 0) {
+      pos = int32_t(idle_queues_.size());
+      idle_queues_.push_back(node);
+    } else if (!empty && pos >= 0) {
+      const int32_t last = idle_queues_.back();
+      idle_queues_[size_t(pos)] = last;
+      idle_pos_[size_t(last)] = pos;
+      idle_queues_.pop_back();
+      pos = -1;
+    }
   }
 
   void select_jobs(Sim& sim) {
@@ -350,6 +373,8 @@ class EasScheduler : public Scheduler {
   std::vector<int32_t> map_machines_, reduce_machines_, map_index_;
   std::vector<std::vector<int32_t>> queue_[2];
   std::vector<size_t> queue_head_[2];
+  std::vector<int32_t> idle_queues_;  // map machines with an empty map queue (note_map_queue)
+  std::vector<int32_t> idle_pos_;     // per node: its place in idle_queues_, or -1
   std::vector<double> queued_load_[2];
   std::vector<std::vector<int64_t>> running_[2];
   std::vector<int32_t> waiting_;
