@@ -252,7 +252,6 @@ class DynamicMRScheduler : public Scheduler {
     }
   }
 
-  // Runnable demand of each phase: pending + running tasks of jobs that may run them.
   // D_M and D_R: the tasks running and pending of each phase, a job's reduces counted pending only
   // past slowstart. D_R is kept per job from the engine's change log (every change of a job's
   // counts or of its slowstart is logged), not summed over the active jobs at every heartbeat.
@@ -386,7 +385,7 @@ class DynamicMRScheduler : public Scheduler {
       bool launched = false;
       int32_t blocked = -1;
       const auto& order = pools_.order_pools(sim, 3, any_runnable);
-      order_.assign(order.begin(), order.end());  // try_pool reorders jobs only, but keep a stable copy
+      order_.assign(order.begin(), order.end());  // (a copy: the pools as ordered at the round's start)
       for (auto& [key, p] : order_) {
         if (own[kMap] && try_pool(sim, node, p, kMap, kMap, &blocked)) { launched = true; break; }             // (1)
         if (own[kReduce] && try_pool(sim, node, p, kReduce, kReduce)) { launched = true; break; }              // (2)

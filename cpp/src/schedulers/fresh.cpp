@@ -277,6 +277,7 @@ class FreshDynamic : public Scheduler {
     used_done_.assign(nj, 0);
     used_start_sum_.assign(nj, 0);
     used_running_.assign(nj, 0);
+    work_pass_ = WorkPass{};
   }
 
   void on_job_submitted(Sim& sim, int32_t job) override {

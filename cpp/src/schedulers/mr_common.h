@@ -717,8 +717,9 @@ inline bool kill_reduce_blocking_lost_maps(Sim& sim, int32_t node, int map_slot_
   return true;
 }
 
-// The Fair Scheduler's pools (one per workload user): weights, min shares, member jobs, and the
-// FairShareComparator order of pools and of jobs inside a pool [Sagar & Moni 2015, §II].
+// The Fair Scheduler's pools (one per workload user): weights, min shares, member jobs, the
+// FairShareComparator order of pools and the key that orders jobs inside a pool [Sagar & Moni
+// 2015, §II].
 class FairPools {
  public:
   FairPools() = default;
