@@ -225,7 +225,7 @@ class DynamicMRScheduler : public Scheduler {
   // HFS: one slot of `slot_type` offered to the pools in fair order for tasks of `type`.
   bool assign_one(Sim& sim, int32_t node, int type, int slot_type) {
     auto run = [&](int32_t j) { return runnable(sim, j, type); };
-    // order_pools' vector is not touched by try_pool (which only orders jobs)
+    // (try_pool reads the kept job orders only: order_pools' vector stays as returned)
     for (auto& [key, p] : pools_.order_pools(sim, 1 << type, run))
       if (try_pool(sim, node, p, type, slot_type)) return true;
     return false;
@@ -384,9 +384,7 @@ class DynamicMRScheduler : public Scheduler {
       if (!own[0] && !own[1] && !borrow[0] && !borrow[1]) break;
       bool launched = false;
       int32_t blocked = -1;
-      const auto& order = pools_.order_pools(sim, 3, any_runnable);
-      order_.assign(order.begin(), order.end());  // (a copy: the pools as ordered at the round's start)
-      for (auto& [key, p] : order_) {
+      for (auto& [key, p] : pools_.order_pools(sim, 3, any_runnable)) {
         if (own[kMap] && try_pool(sim, node, p, kMap, kMap, &blocked)) { launched = true; break; }             // (1)
         if (own[kReduce] && try_pool(sim, node, p, kReduce, kReduce)) { launched = true; break; }              // (2)
         if (borrow[kMap] && try_pool(sim, node, p, kMap, kReduce, &blocked)) { lend[kReduce] -= k_map; launched = true; break; }  // (3)
@@ -463,7 +461,6 @@ class DynamicMRScheduler : public Scheduler {
   HadoopJobQueue queue_;  // the FIFO base's job queue
   int32_t slots_needed_[2] = {1, 1};  // lender slots a borrowed map / reduce holds (slot weights)
   bool weighted_ = false;
-  std::vector<std::pair<FairKey, int32_t>> order_;
   std::vector<int64_t> borrowed_[2];  // running attempts in a slot of the other type, by task stage
   // The runnable jobs of each pool in fair (or FIFO) order, per stage, on the Fair base: Hadoop
   // sorts them at every assignment; here the jobs logged as changed are re-keyed before a pool

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
