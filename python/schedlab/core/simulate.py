@@ -86,7 +86,9 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
 
     ``progress``: a progress bar (events, events/s, simulated time) for runs past 2^20 events;
     ``None`` shows it when interactive (see :mod:`schedlab.core.progress`), ``True``/``False``
-    force it, a callable is called as ``progress(events, simulated_time)`` instead.
+    force it, a callable is called as ``progress(events, simulated_time)`` instead. A scheduler
+    written in Python counts calls of its callbacks instead of events, every 1,024
+    (``schedlab.schedulers.base.PROGRESS_EVERY``): a callback may cost more than a million events.
     """
     if not isinstance(cluster, Cluster):
         raise ValueError(f"cluster must be a schedlab.Cluster, got {type(cluster).__name__}")
@@ -106,7 +108,14 @@ def simulate(cluster: Cluster, workload: Workload, scheduler="fifo", seed: int =
         check_options(engine, {k: v for k, v in options.items() if k != "measure_overhead"})
         guard.check_run(cluster, workload, engine, options, getattr(scheduler, "params", {}) or {},
                         max_memory=max_memory, max_events=max_events)
-        return hook(cluster, workload, int(seed), options)
+        report = progress if callable(progress) else (
+            _progress.SimulationProgress(getattr(scheduler, "name", "simulate"), unit=" callbacks")
+            if _progress.enabled(progress) else None)
+        try:
+            return hook(cluster, workload, int(seed), options, progress=report)
+        finally:
+            if isinstance(report, _progress.SimulationProgress):
+                report.close()
     config = as_config(scheduler)
     check_options(config.engine, options)
     guard.check_run(cluster, workload, config.engine, options, config.resolved(), max_memory=max_memory,

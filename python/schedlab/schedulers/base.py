@@ -48,6 +48,30 @@ PENDING, RUNNING, DONE = 0, 1, 2
 NODE_LOCAL, RACK_LOCAL, ANY = 0, 1, 2
 
 
+#: A scheduler written in Python reports its progress (``simulate(..., progress=...)``) every this
+#: many calls of its callbacks, with the simulated time: its runs are counted in callbacks, each
+#: of which may cost far more than an engine's event.
+PROGRESS_EVERY = 1024
+
+
+def _reporting(callbacks: dict, report, every: int = PROGRESS_EVERY) -> dict:
+    """The callbacks, each followed by ``report(calls, sim.now())`` at every ``every``-th call of any
+    of them (calls counted over all callbacks). An error in ``report`` stops the run."""
+    calls = 0
+
+    def wrap(fn):
+        def call(sim, *args):
+            nonlocal calls
+            out = fn(sim, *args)
+            calls += 1
+            if calls % every == 0:
+                report(calls, sim.now())
+            return out
+        return call
+
+    return {name: (wrap(fn) if fn is not None else None) for name, fn in callbacks.items()}
+
+
 class Policy:
     """What every scheduler written in Python shares, whatever its engine.
 
@@ -141,14 +165,17 @@ class Policy:
             callbacks[name] = getattr(self, name) if overridden else None
         return callbacks
 
-    def _run(self, cluster, workload, seed: int, options: dict, run):
-        """Checks the options, runs ``run(callbacks, options, measure_overhead)`` and wraps its result."""
+    def _run(self, cluster, workload, seed: int, options: dict, run, progress=None):
+        """Checks the options, runs ``run(callbacks, options, measure_overhead)`` and wraps its result;
+        calls ``progress(callbacks, simulated_time)``, if given, every :data:`PROGRESS_EVERY` callbacks."""
         from ..core.simulate import Result
         from ..core.catalogue import check_options
         options = dict(options)
         measure = bool(options.pop("measure_overhead", False)) if self.engine != "mapreduce" else False
         check_options(self.engine, options)
         callbacks = self._prepare(cluster, workload)
+        if progress is not None:
+            callbacks = _reporting(callbacks, progress)
         t0 = time.perf_counter()
         raw = run(callbacks, options, measure)
         wall = time.perf_counter() - t0
@@ -206,10 +233,10 @@ class Scheduler(Policy):
         return None
 
     # ------------------------------------------------------------------ plumbing
-    def _simulate(self, cluster, workload, seed: int, options: dict):
+    def _simulate(self, cluster, workload, seed: int, options: dict, progress=None):
         """Runs one simulation with this scheduler (called by :func:`schedlab.simulate`)."""
         return self._run(cluster, workload, seed, options, lambda callbacks, opts, _measure: _core.run_python(
-            cluster.native(), workload.native(), callbacks, self.slot_model, opts, int(seed)))
+            cluster.native(), workload.native(), callbacks, self.slot_model, opts, int(seed)), progress)
 
 
 class FifoInPython(Scheduler):
@@ -337,10 +364,11 @@ class WorkerScheduler(Policy):
         """Called after the last event; may return a dict of extra result counters."""
         return None
 
-    def _simulate(self, cluster, workload, seed: int, options: dict):
+    def _simulate(self, cluster, workload, seed: int, options: dict, progress=None):
         """Runs one simulation with this scheduler (called by :func:`schedlab.simulate`)."""
         return self._run(cluster, workload, seed, options, lambda callbacks, opts, measure: _core.run_python_worker(
-            cluster.native(), workload.native(), callbacks, bool(self.tracks_remaining), opts, int(seed), measure))
+            cluster.native(), workload.native(), callbacks, bool(self.tracks_remaining), opts, int(seed), measure),
+            progress)
 
 
 class SharePolicy(Policy):
@@ -377,7 +405,7 @@ class SharePolicy(Policy):
     def _setting(self, key):
         return self.params[key] if key in self.params else getattr(self, key)
 
-    def _simulate(self, cluster, workload, seed: int, options: dict):
+    def _simulate(self, cluster, workload, seed: int, options: dict, progress=None):
         """Runs one simulation with this policy (called by :func:`schedlab.simulate`)."""
         placement, tie_break, weights = self._setting("placement"), self._setting("tie_break"), self._setting("weights")
         if tie_break not in ("user_id", "random"):
@@ -392,4 +420,4 @@ class SharePolicy(Policy):
                 user_weights[int(u)] = float(w)
         return self._run(cluster, workload, seed, options, lambda callbacks, opts, measure: _core.run_python_share(
             cluster.native(), workload.native(), callbacks, placement, tie_break == "random", user_weights, opts,
-            int(seed), measure))
+            int(seed), measure), progress)
