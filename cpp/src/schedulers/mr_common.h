@@ -348,12 +348,19 @@ class KeyedOrder {
       insert(k);
       return;
     }
+    // (its new place by binary search and the keys between moved in one go: a launch moves its
+    // job past every job of the share it leaves, often most of the block, and a step per
+    // neighbour was a comparison per neighbour; keys are unique, ending with the id)
+    const auto at = v.begin() + std::ptrdiff_t(i);
     if (v[i] < k) {
-      for (; i + 1 < v.size() && v[i + 1] < k; ++i) v[i] = v[i + 1];
+      const auto to = std::upper_bound(at + 1, v.end(), k) - 1;
+      std::move(at + 1, to + 1, at);
+      *to = k;
     } else {
-      for (; i > 0 && k < v[i - 1]; --i) v[i] = v[i - 1];
+      const auto to = std::upper_bound(v.begin(), at, k);
+      std::move_backward(to, at, at + 1);
+      *to = k;
     }
-    v[i] = k;
   }
 
  private:
