@@ -297,9 +297,9 @@ struct FairKey {
 // Keys (each ending with its id) in FairKey order, kept sorted as keys change one at a time, so
 // that an order that changes a little between heartbeats costs that little rather than a full
 // sort. The caller keeps each id's current key. The keys sit in blocks of at most kMaxBlock, in
-// order: a re-key that keeps the entry in its block steps it past its neighbours (the common
-// case: a few places); one that moves it farther takes it out and puts it where it belongs,
-// found by a binary search over the blocks and then in one block. On an overloaded cluster
+// order: a re-key that keeps the entry in its block finds its new place there by binary search
+// and moves the keys in between by one; one that moves it farther takes it out and puts it where
+// it belongs, found by a binary search over the blocks and then in one block. On an overloaded cluster
 // thousands of jobs wait with the same share and each launch moves its job past all of them:
 // O(log n + block) per re-key there instead of O(n).
 class KeyedOrder {
