@@ -4,7 +4,6 @@ import sys
 
 import numpy as np
 import pandas as pd
-
 import pytest
 
 import schedlab as sl
