@@ -1,5 +1,6 @@
 """Progress reports ride on the engines' polling point: every 2^20 events, with the simulated
-time; a failing report stops the run; the bar shows only when asked or interactive."""
+time (schedulers written in Python: every 1,024 calls of their callbacks); a failing report stops
+the run; the bar shows only when asked or interactive."""
 import sys
 
 import numpy as np
